@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("annotate/next", api.NextAssignmentAPI.as_view(), name="api-annotate-next"),
+    path("annotate/<str:assignment>/judgment", api.JudgmentSubmitAPI.as_view(), name="api-annotate-judgment"),
+]

@@ -1,0 +1,100 @@
+"""The annotator's side: Annotator, Assignment, Judgment.
+
+Judgments are append-only: a revision is a new row and the previous one is
+marked superseded, so nothing an annotator submitted is ever overwritten.
+"""
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+
+from studies.models import Study, Item, opaque_id
+
+
+def annotator_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def annotator_code() -> str:
+    """A short non-secret code identifying an annotator in reports and exports."""
+    return "a" + secrets.token_hex(4)
+
+
+class Annotator(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotators")
+    token = models.CharField(max_length=64, unique=True, default=annotator_token, editable=False,
+                             help_text="Secret in the invitation link; also the API token.")
+    code = models.CharField(max_length=16, unique=True, default=annotator_code, editable=False,
+                            help_text="Non-secret name used in exports and reports.")
+    external_id = models.CharField(max_length=200, blank=True, help_text="Optional external id (e.g. Prolific PID).")
+    sequence = models.PositiveIntegerField(default=0, help_text="Arrival number in the study; seeds the annotator's item order.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    instructions_seen_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    excluded = models.BooleanField(default=False, help_text="Excluded annotators drop out of reports (their work is kept).")
+    exclusion_reason = models.CharField(max_length=300, blank=True)
+    excluded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "external_id"], condition=~models.Q(external_id=""),
+                                    name="annotator_unique_external_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class AssignmentStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DONE = "done", "Done"
+
+
+class Assignment(models.Model):
+    public_id = models.CharField(max_length=32, unique=True, default=opaque_id, editable=False)
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    sequence = models.PositiveIntegerField(help_text="Position in the annotator's queue (1-based).")
+    candidate_order = models.JSONField(default=list, help_text="Candidate pks in the order shown to this annotator.")
+    status = models.CharField(max_length=8, choices=AssignmentStatus.choices, default=AssignmentStatus.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True, help_text="When the item was handed out (server time).")
+    opened_at = models.DateTimeField(null=True, blank=True, help_text="Last time the item was shown (server time); starts the clock of the next answer.")
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["annotator", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "item"], name="assignment_unique_annotator_item"),
+            models.UniqueConstraint(fields=["annotator", "sequence"], name="assignment_unique_sequence"),
+        ]
+        indexes = [models.Index(fields=["annotator", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} #{self.sequence}"
+
+
+class Judgment(models.Model):
+    public_id = models.CharField(max_length=32, unique=True, default=opaque_id, editable=False)
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    revision = models.PositiveIntegerField(default=1, help_text="1 for the first answer, then 2, 3, … for revisions.")
+    is_current = models.BooleanField(default=True, help_text="False once a later revision supersedes it.")
+    answer = models.JSONField(help_text="Normalised answer: ranks by candidate pk, a choice, or labels.")
+    payload_digest = models.CharField(max_length=64, help_text="Digest of the answer, for idempotent resubmission.")
+    client_started_at = models.DateTimeField(null=True, blank=True)
+    client_submitted_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(help_text="Server time the item was shown (or the previous revision saved).")
+    submitted_at = models.DateTimeField(auto_now_add=True, help_text="Server time of submission.")
+    duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Client time on the item when given, else server time.")
+
+    class Meta:
+        ordering = ["assignment", "revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "revision"], name="judgment_unique_revision"),
+            models.UniqueConstraint(fields=["assignment"], condition=models.Q(is_current=True),
+                                    name="judgment_one_current"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} r{self.revision}"

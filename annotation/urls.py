@@ -1,0 +1,12 @@
+from django.urls import path
+
+from . import views
+
+app_name = "annotation"
+
+urlpatterns = [
+    path("a/<str:token>/", views.start, name="start"),
+    path("a/<str:token>/item/", views.item_current, name="item-current"),
+    path("a/<str:token>/item/<str:assignment>/", views.item_detail, name="item-detail"),
+    path("a/<str:token>/done/", views.done, name="done"),
+]

@@ -1,0 +1,313 @@
+"""Validating and storing a study file.
+
+A study file is rejected whole: every problem is collected, named by item id and
+field, and nothing is stored unless there are none.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from django.db import transaction
+
+from .models import CHOICE_OPTIONS, Candidate, Item, Protocol, Study, Unit
+
+SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
+    "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
+    "items_per_annotator": (int, type(None)), "completion_code": str, "min_seconds": (int, float),
+    "auto_exclude_share": (int, float, type(None)), "seed": int,
+}
+ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "target_context",
+               "candidates", "metadata"}
+CANDIDATE_FIELDS = {"system", "text", "is_reference", "highlights"}
+ORDER_KEY_MODULUS = 2_147_483_647  # a prime: keys live in [0, p) for the per-annotator affine shuffle
+
+
+class StudyFileError(Exception):
+    """The study file has problems; ``errors`` lists them, each naming item and field."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+@dataclass
+class ParsedStudy:
+    fields: dict[str, Any]
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    types = t if isinstance(t, tuple) else (t,)
+    names = {bool: "true/false", int: "an integer", float: "a number", str: "a string", list: "a list",
+             type(None): "null"}
+    return " or ".join(names.get(x, x.__name__) for x in types)
+
+
+def _is(value: Any, t: type | tuple[type, ...]) -> bool:
+    types = t if isinstance(t, tuple) else (t,)
+    if isinstance(value, bool) and bool not in types:
+        return False  # True is an int in Python, never in a study file
+    return isinstance(value, types)
+
+
+def _check_string_list(value: Any, where: str, errors: list[str]) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        errors.append(f"{where}: must be a list of strings")
+
+
+def _check_highlights(value: Any, text: str, where: str, errors: list[str]) -> None:
+    if not isinstance(value, list):
+        errors.append(f"{where}: must be a list of [start, end] pairs")
+        return
+    for k, span in enumerate(value):
+        ok = (isinstance(span, list) and len(span) == 2 and all(_is(x, int) for x in span))
+        if not ok:
+            errors.append(f"{where}[{k}]: must be a pair of integers [start, end]")
+        elif not 0 <= span[0] < span[1] <= len(text):
+            errors.append(f"{where}[{k}]: span {span} is outside the text (length {len(text)}) or empty")
+
+
+def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
+    """Validate a decoded study file (and optional separate items); raise StudyFileError listing every problem."""
+    errors: list[str] = []
+    if not isinstance(data, dict):
+        raise StudyFileError(["study file: must be a JSON object"])
+    for key in ("slug", "title", "protocol"):
+        if not isinstance(data.get(key), str) or not data.get(key, "").strip():
+            errors.append(f"{key}: required, a non-empty string")
+    unknown = set(data) - {"slug", "title", "protocol", "settings", "items", "description"}
+    if unknown:
+        errors.append(f"study file: unknown field(s) {sorted(unknown)}")
+    slug = data.get("slug")
+    if isinstance(slug, str) and slug:
+        from django.utils.text import slugify
+        if slugify(slug) != slug:
+            errors.append(f"slug: {slug!r} must contain only lowercase letters, digits, hyphens and underscores")
+        elif Study.objects.filter(slug=slug).exists():
+            errors.append(f"slug: a study {slug!r} already exists")
+    protocol = data.get("protocol")
+    if isinstance(protocol, str) and protocol not in Protocol.values:
+        errors.append(f"protocol: {protocol!r} is not one of {', '.join(Protocol.values)}")
+    settings = data.get("settings", {})
+    fields: dict[str, Any] = {"slug": slug, "title": data.get("title"), "protocol": protocol,
+                              "description": data.get("description", "")}
+    if not isinstance(fields["description"], str):
+        errors.append("description: must be a string")
+    if not isinstance(settings, dict):
+        errors.append("settings: must be an object")
+        settings = {}
+    for key, value in settings.items():
+        if key not in SETTINGS_FIELDS:
+            errors.append(f"settings.{key}: unknown setting (known: {', '.join(sorted(SETTINGS_FIELDS))})")
+        elif not _is(value, SETTINGS_FIELDS[key]):
+            errors.append(f"settings.{key}: must be {_type_name(SETTINGS_FIELDS[key])}")
+        else:
+            fields[key] = value
+    if "options" in fields:
+        bad = [o for o in fields["options"] if o not in CHOICE_OPTIONS]
+        if bad:
+            errors.append(f"settings.options: unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}")
+    if "labels" in fields:
+        _check_string_list(fields["labels"], "settings.labels", errors)
+        if len(set(map(str, fields["labels"]))) != len(fields["labels"]):
+            errors.append("settings.labels: labels must be distinct")
+    if protocol == Protocol.JUDGMENT and not fields.get("labels"):
+        errors.append("settings.labels: a judgment study needs at least one label")
+    if "unit" in fields and fields["unit"] not in Unit.values:
+        errors.append(f"settings.unit: {fields['unit']!r} is not one of {', '.join(Unit.values)}")
+    if "redundancy" in fields and not 1 <= fields["redundancy"] <= 100:
+        errors.append("settings.redundancy: must be between 1 and 100")
+    if "spam_rate" in fields and not 0 <= fields["spam_rate"] <= 0.5:
+        errors.append("settings.spam_rate: must be between 0 and 0.5")
+    if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
+        errors.append("settings.auto_exclude_share: must be between 0 and 1")
+
+    raw_items = list(items) if items is not None else data.get("items")
+    if raw_items is None or not isinstance(raw_items, list) or not raw_items:
+        errors.append("items: required, a non-empty list (or pass --items FILE.jsonl)")
+        raw_items = []
+    seen: set[str] = set()
+    parsed_items = []
+    for index, raw in enumerate(raw_items):
+        parsed = _parse_item(raw, index, protocol, seen, errors)
+        if parsed is not None:
+            parsed_items.append(parsed)
+    if errors:
+        raise StudyFileError(errors)
+    return ParsedStudy(fields=fields, items=parsed_items)
+
+
+def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: list[str]) -> dict | None:
+    if not isinstance(raw, dict):
+        errors.append(f"items[{index}]: must be an object")
+        return None
+    ext = raw.get("id")
+    if isinstance(ext, int) and not isinstance(ext, bool):
+        ext = str(ext)
+    if not isinstance(ext, str) or not ext.strip():
+        errors.append(f"items[{index}].id: required, a non-empty string")
+        ext = f"#{index}"
+        where = f"items[{index}]"
+    else:
+        where = f"item {ext}"
+        if ext in seen:
+            errors.append(f"{where}.id: duplicate id")
+        seen.add(ext)
+    unknown = set(raw) - ITEM_FIELDS
+    if unknown:
+        errors.append(f"{where}: unknown field(s) {sorted(unknown)}")
+    for key in ("source_context", "target_context"):
+        if key in raw:
+            _check_string_list(raw[key], f"{where}.{key}", errors)
+    for key in ("source", "phenomenon", "document_id"):
+        if key in raw and not isinstance(raw[key], (str, type(None))):
+            errors.append(f"{where}.{key}: must be a string")
+    if "position" in raw and not _is(raw["position"], int):
+        errors.append(f"{where}.position: must be an integer")
+    if "metadata" in raw and not isinstance(raw["metadata"], dict):
+        errors.append(f"{where}.metadata: must be an object")
+    cands = raw.get("candidates")
+    if not isinstance(cands, list) or not cands:
+        errors.append(f"{where}.candidates: required, a non-empty list")
+        cands = []
+    minimum = 1 if protocol == Protocol.JUDGMENT else 2
+    if cands and len(cands) < minimum:
+        errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
+    systems: set[str] = set()
+    parsed_cands = []
+    for k, cand in enumerate(cands):
+        cw = f"{where}.candidates[{k}]"
+        if not isinstance(cand, dict):
+            errors.append(f"{cw}: must be an object")
+            continue
+        unknown = set(cand) - CANDIDATE_FIELDS
+        if unknown:
+            errors.append(f"{cw}: unknown field(s) {sorted(unknown)}")
+        system, text = cand.get("system"), cand.get("text")
+        if not isinstance(system, str) or not system.strip():
+            errors.append(f"{cw}.system: required, a non-empty string")
+        elif system in systems:
+            errors.append(f"{cw}.system: duplicate system {system!r} in this item")
+        else:
+            systems.add(system)
+        if not isinstance(text, str) or not text.strip():
+            errors.append(f"{cw}.text: required, a non-empty string")
+            text = ""
+        if "is_reference" in cand and not isinstance(cand["is_reference"], bool):
+            errors.append(f"{cw}.is_reference: must be true or false")
+        _check_highlights(cand.get("highlights", []), text, f"{cw}.highlights", errors)
+        parsed_cands.append({"system": system, "text": text, "is_reference": cand.get("is_reference") is True,
+                             "highlights": cand.get("highlights", []), "position": k})
+    return {
+        "external_id": ext, "document_id": raw.get("document_id") or "", "position": raw.get("position", 0),
+        "phenomenon": raw.get("phenomenon") or "", "source_context": raw.get("source_context", []),
+        "source": raw.get("source") or "", "target_context": raw.get("target_context", []),
+        "metadata": raw.get("metadata", {}), "candidates": parsed_cands,
+    }
+
+
+def read_items_file(name: str, content: str) -> list[Any]:
+    """Items from JSON Lines (one item a line) or CSV (one candidate a row).
+
+    CSV columns: id, document_id, position, phenomenon, source, source_context and
+    target_context (sentences separated by ' ||| '), system, text, is_reference,
+    highlights (JSON list). Rows with the same id form one item.
+    """
+    if name.lower().endswith(".csv"):
+        return _read_items_csv(content)
+    items, errors = [], []
+    for lineno, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {lineno}: not valid JSON ({exc.msg})")
+    if errors:
+        raise StudyFileError(errors)
+    return items
+
+
+def _read_items_csv(content: str) -> list[Any]:
+    reader = csv.DictReader(io.StringIO(content))
+    required = {"id", "system", "text"}
+    missing = required - set(reader.fieldnames or [])
+    if missing:
+        raise StudyFileError([f"CSV header: missing column(s) {sorted(missing)}"])
+    items: dict[str, dict] = {}
+    errors: list[str] = []
+    for lineno, row in enumerate(reader, start=2):
+        ext = row["id"].strip()
+        item = items.setdefault(ext, {"id": ext, "candidates": []})
+        for key in ("document_id", "phenomenon", "source"):
+            if row.get(key):
+                item[key] = row[key]
+        if row.get("position"):
+            try:
+                item["position"] = int(row["position"])
+            except ValueError:
+                errors.append(f"line {lineno}: position: must be an integer")
+        for key in ("source_context", "target_context"):
+            if row.get(key):
+                item[key] = [s.strip() for s in row[key].split("|||")]
+        cand: dict[str, Any] = {"system": row["system"], "text": row["text"]}
+        flag = (row.get("is_reference") or "").strip().lower()
+        if flag not in {"", "0", "1", "true", "false", "yes", "no"}:
+            errors.append(f"line {lineno}: is_reference: must be true or false")
+        cand["is_reference"] = flag in {"1", "true", "yes"}
+        if row.get("highlights"):
+            try:
+                cand["highlights"] = json.loads(row["highlights"])
+            except json.JSONDecodeError:
+                errors.append(f"line {lineno}: highlights: must be a JSON list of [start, end] pairs")
+        item["candidates"].append(cand)
+    if errors:
+        raise StudyFileError(errors)
+    return list(items.values())
+
+
+def document_order_key(seed: int, document: str) -> int:
+    """Seeded random key shared by every item of a document (its place in the shuffle)."""
+    return random.Random(f"{seed}:doc:{document}").randrange(ORDER_KEY_MODULUS)
+
+
+@transaction.atomic
+def study_create(*, parsed: ParsedStudy) -> Study:
+    """Store a validated study with its items and candidates, then its spam items."""
+    study = Study(**{k: v for k, v in parsed.fields.items() if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+    study.full_clean()
+    study.save()
+    items_create(study=study, items=parsed.items)
+    from .spam import spam_items_create  # spam copies depend on the stored real items
+
+    spam_items_create(study=study)
+    return study
+
+
+def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
+    objs = []
+    for data in items:
+        doc = data["document_id"] or f"item:{data['external_id']}"
+        objs.append(Item(study=study, external_id=data["external_id"], document_id=data["document_id"],
+                         position=data["position"], phenomenon=data["phenomenon"],
+                         source_context=data["source_context"], source=data["source"],
+                         target_context=data["target_context"], metadata=data["metadata"],
+                         order_key=document_order_key(study.seed, doc)))
+    created = Item.objects.bulk_create(objs, batch_size=2000)
+    if any(o.pk is None for o in created):  # backends that do not return pks from bulk_create
+        created = list(Item.objects.filter(study=study, is_spam=False).order_by("pk"))
+    by_ext = {o.external_id: o for o in created}
+    cands = [Candidate(item=by_ext[data["external_id"]], **c) for data in items for c in data["candidates"]]
+    Candidate.objects.bulk_create(cands, batch_size=5000)
+    return created
+
+
+def study_import(*, data: Any, items: Iterable[Any] | None = None) -> Study:
+    """Validate then store; raises StudyFileError (nothing stored) on any problem."""
+    return study_create(parsed=parse_study(data, items))

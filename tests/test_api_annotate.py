@@ -1,0 +1,157 @@
+"""The JSON annotation API: INTERFACES.md's contract and issue #2's acceptance."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.models import Judgment
+from annotation.services import annotators_create
+from tests.conftest import annotator_client
+from tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+FORBIDDEN = ("reference", "sys1", "sys2", "is_reference", "is_spam", "spam", "system")
+
+
+def rank_all(client, data, order=None):
+    ids = [c["id"] for c in data["candidates"]]
+    order = order or ids
+    return client.post(f"/api/v1/annotate/{data['assignment']}/judgment",
+                       {"ranks": {cid: order.index(cid) + 1 for cid in ids}}, format="json")
+
+
+def test_three_annotators_redundancy_two_make_twenty_judgments():
+    study = make_study(n_items=10, n_candidates=3, settings={"redundancy": 2})
+    annotators = annotators_create(study=study, count=3)
+    clients = [annotator_client(a) for a in annotators]
+    active = list(range(3))
+    while active:  # round-robin, as people arriving together would
+        for k in list(active):
+            resp = clients[k].get("/api/v1/annotate/next")
+            if resp.status_code == 204:
+                active.remove(k)
+                continue
+            assert resp.status_code == 200
+            assert rank_all(clients[k], resp.json()).status_code == 201
+    judgments = Judgment.objects.filter(assignment__item__study=study)
+    assert judgments.count() == 20
+    per_item = Counter(judgments.values_list("assignment__item_id", flat=True))
+    assert set(per_item.values()) == {2}
+    for item_id in per_item:
+        annot = set(judgments.filter(assignment__item_id=item_id).values_list("assignment__annotator", flat=True))
+        assert len(annot) == 2
+
+
+def test_next_is_stable_until_judged_and_blind():
+    study = make_study(n_items=3)
+    client = annotator_client(annotators_create(study=study)[0])
+    first = client.get("/api/v1/annotate/next")
+    again = client.get("/api/v1/annotate/next")
+    assert first.json()["assignment"] == again.json()["assignment"]
+    body = first.content.decode()
+    for word in FORBIDDEN:
+        assert word not in body.lower()
+    data = first.json()
+    assert data["progress"] == {"done": 0, "total": 3}
+    assert data["context"]["target"] == ["TC " + data["context"]["target"][0][3:], data["context"]["target"][1]]
+    assert data["source"] is None  # monolingual: no source
+
+
+def test_bad_payloads_get_400_naming_the_field_and_store_nothing():
+    study = make_study(n_items=2, n_candidates=3)
+    other = make_study(slug="other", n_items=1)
+    client = annotator_client(annotators_create(study=study)[0])
+    data = client.get("/api/v1/annotate/next").json()
+    ids = [c["id"] for c in data["candidates"]]
+    foreign = other.items.first().candidates.first().public_id
+    url = f"/api/v1/annotate/{data['assignment']}/judgment"
+    cases = {
+        "duplicate ranks": {"ranks": {ids[0]: 1, ids[1]: 1, ids[2]: 2}},
+        "missing candidate": {"ranks": {ids[0]: 1, ids[1]: 2}},
+        "unknown id": {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: 3, "nope": 3}},
+        "foreign id": {"ranks": {ids[0]: 1, ids[1]: 2, foreign: 3}},
+        "rank out of range": {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: 9}},
+        "rank not int": {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: "3"}},
+        "ranks not object": {"ranks": [1, 2, 3]},
+        "wrong protocol field": {"choice": ids[0]},
+        "bad time": {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: 3}, "client_started_at": "yesterday"},
+    }
+    for name, payload in cases.items():
+        resp = client.post(url, payload, format="json")
+        assert resp.status_code == 400, name
+        errors = resp.json()["errors"]
+        assert errors and all(isinstance(v, list) and v for v in errors.values()), name
+    assert set(client.post(url, {"ranks": [1]}, format="json").json()["errors"]) == {"ranks"}
+    assert "client_started_at" in client.post(url, cases["bad time"], format="json").json()["errors"]
+    malformed = client.post(url, "{not json", content_type="application/json")
+    assert malformed.status_code == 400 and "body" in malformed.json()["errors"]
+    not_object = client.post(url, json.dumps([1, 2]), content_type="application/json")
+    assert not_object.status_code == 400 and "body" in not_object.json()["errors"]
+    assert Judgment.objects.count() == 0
+
+
+def test_tie_refused_unless_study_allows_ties():
+    study = make_study(slug="ties", n_items=1, settings={"allow_ties": True})
+    client = annotator_client(annotators_create(study=study)[0])
+    data = client.get("/api/v1/annotate/next").json()
+    assert data["allow_ties"] is True
+    ids = [c["id"] for c in data["candidates"]]
+    resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": {ids[0]: 1, ids[1]: 1, ids[2]: 3}},
+                       format="json")
+    assert resp.status_code == 201
+
+
+def test_idempotent_resubmission_and_revision_history():
+    study = make_study(n_items=2)
+    client = annotator_client(annotators_create(study=study)[0])
+    data = client.get("/api/v1/annotate/next").json()
+    ids = [c["id"] for c in data["candidates"]]
+    url = f"/api/v1/annotate/{data['assignment']}/judgment"
+    first = client.post(url, {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: 3}}, format="json")
+    again = client.post(url, {"ranks": {ids[0]: 1, ids[1]: 2, ids[2]: 3}}, format="json")
+    assert first.status_code == 201 and again.status_code == 200
+    assert first.json()["judgment"] == again.json()["judgment"]
+    revised = client.post(url, {"ranks": {ids[0]: 3, ids[1]: 2, ids[2]: 1}}, format="json")
+    assert revised.status_code == 201 and revised.json()["judgment"] != first.json()["judgment"]
+    history = list(Judgment.objects.order_by("revision").values_list("revision", "is_current"))
+    assert history == [(1, False), (2, True)]
+
+
+def test_someone_elses_assignment_is_404_and_no_token_is_401(api):
+    study = make_study(n_items=2)
+    a, b = annotators_create(study=study, count=2)
+    data = annotator_client(a).get("/api/v1/annotate/next").json()
+    resp = annotator_client(b).post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": {}}, format="json")
+    assert resp.status_code == 404
+    assert api.get("/api/v1/annotate/next").status_code == 401
+    api.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    assert api.get("/api/v1/annotate/next").status_code == 401
+
+
+def test_completion_code_when_nothing_is_left():
+    study = make_study(n_items=1, settings={"redundancy": 1, "completion_code": "C0DE"})
+    client = annotator_client(annotators_create(study=study)[0])
+    assert rank_all(client, client.get("/api/v1/annotate/next").json()).status_code == 201
+    resp = client.get("/api/v1/annotate/next")
+    assert resp.status_code == 204 and resp["X-Completion-Code"] == "C0DE"
+
+
+@pytest.mark.parametrize("n_items", [20, 400])
+def test_query_counts_do_not_grow_with_study_size(n_items):
+    """'next' and 'submit' run a small constant number of SQL queries, whatever the study's size."""
+    study = make_study(slug=f"q{n_items}", n_items=n_items)
+    client = annotator_client(annotators_create(study=study)[0])
+    client.get("/api/v1/annotate/next")  # warm up
+    data = client.get("/api/v1/annotate/next").json()
+    rank_all(client, data)
+    with CaptureQueriesContext(connection) as next_q:
+        data = client.get("/api/v1/annotate/next").json()
+    with CaptureQueriesContext(connection) as submit_q:
+        assert rank_all(client, data).status_code == 201
+    assert len(next_q) <= 12, [q["sql"] for q in next_q]
+    assert len(submit_q) <= 10, [q["sql"] for q in submit_q]
