@@ -4,7 +4,11 @@ from drf_spectacular.views import SpectacularAPIView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("", include("annotation.urls")),
+    path("studies/", include("studies.urls")),
+    path("reports/", include("evaluators.urls")),
     path("api/v1/", include("annotation.api_urls")),
+    path("api/v1/", include("studies.api_urls")),
+    path("api/v1/", include("evaluators.api_urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("", include("annotation.urls")),
 ]

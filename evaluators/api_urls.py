@@ -1,0 +1,4 @@
+"""Researcher API: agreement and reports (staff only)."""
+from django.urls import path
+
+urlpatterns: list = []

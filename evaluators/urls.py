@@ -1,0 +1,6 @@
+"""Study reports (staff only)."""
+from django.urls import path
+
+app_name = "evaluators"
+
+urlpatterns: list = []

@@ -1,0 +1,2 @@
+"""Admin actions on studies (study generators, spam regeneration); StudyAdmin lists STUDY_ACTIONS."""
+STUDY_ACTIONS: list = []

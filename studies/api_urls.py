@@ -1,0 +1,4 @@
+"""Researcher API (staff only)."""
+from django.urls import path
+
+urlpatterns: list = []
