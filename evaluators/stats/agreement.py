@@ -143,12 +143,29 @@ def _python_numbers(values: Iterable[float]) -> list[int | float]:
     return vals
 
 
+def _clean_one(v: Any) -> Any:
+    if isinstance(v, str):
+        v = v.strip()
+    return np.nan if is_missing_label(v) else v
+
+
+def _map_unique(values: pd.Series, func: Any) -> pd.Series:
+    """``values.map(func)`` evaluated once per distinct value (fast path)."""
+    s = values.astype(object)
+    try:
+        idx, uniq = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:  # unhashable values (lists): slow path
+        return s.map(func)
+    table = np.empty(len(uniq) + 1, dtype=object)
+    for j, u in enumerate(uniq):
+        table[j] = func(u)
+    table[-1] = func(np.nan)
+    return pd.Series(table[idx], index=values.index, dtype=object)
+
+
 def _clean(values: pd.Series) -> pd.Series:
     """Strip strings; blanks/None/NaN -> NaN (object dtype)."""
-    s = values.astype(object)
-    s = s.map(lambda v: v.strip() if isinstance(v, str) else v)
-    missing = s.map(is_missing_label).astype(bool)
-    return s.where(~missing, np.nan)
+    return _map_unique(values, _clean_one)
 
 
 def derive_categories(labels: Iterable[Any]) -> list:
@@ -159,8 +176,12 @@ def derive_categories(labels: Iterable[Any]) -> list:
     as ints (all integral) or floats; otherwise labels are compared as
     strings and sorted lexicographically.
     """
-    s = _clean(pd.Series(list(labels), dtype=object)).dropna()
-    uniq = pd.unique(s)
+    s = labels if isinstance(labels, pd.Series) else pd.Series(list(labels), dtype=object)
+    s = _clean(s).dropna()
+    try:
+        uniq = pd.unique(s)
+    except TypeError:
+        uniq = list({str(v): v for v in s}.values())
     if len(uniq) == 0:
         return []
     nums = [_as_number(v) for v in uniq]
@@ -194,14 +215,19 @@ def _encode(labels: pd.Series, categories: Sequence[Any] | None) -> tuple[np.nda
         cats = list(categories)
     cats, numeric = _normalise_categories(cats) if cats else ([], False)
     if numeric:
-        keys = labels.map(_as_number)
-        lookup = {float(c): i for i, c in enumerate(cats)}
-        codes = keys.map(lambda v: lookup.get(v, -1) if v is not None else -1)
+        lookup_num = {float(c): i for i, c in enumerate(cats)}
+
+        def code(v: Any) -> int:
+            x = _as_number(v)
+            return lookup_num.get(x, -1) if x is not None else -1
+
     else:
-        keys = labels.map(lambda v: str(v).strip())
-        lookup = {c: i for i, c in enumerate(cats)}
-        codes = keys.map(lambda v: lookup.get(v, -1))
-    codes_arr = codes.to_numpy(dtype=np.int64)
+        lookup_str = {c: i for i, c in enumerate(cats)}
+
+        def code(v: Any) -> int:
+            return lookup_str.get(str(v).strip(), -1)
+
+    codes_arr = _map_unique(labels, code).to_numpy(dtype=np.int64)
     bad = codes_arr < 0
     if bad.any():
         unknown = sorted({str(v) for v in labels[bad].tolist()})[:10]
@@ -267,6 +293,15 @@ class _Coded:
         return pd.DataFrame(data, columns=[f"r{j}" for j in range(self.codes.shape[1])])
 
 
+def _factorize(values: pd.Series) -> tuple[np.ndarray, list]:
+    """Codes + sorted unique ids (insertion order if ids are not sortable)."""
+    try:
+        idx, uniq = pd.factorize(values, sort=True)
+    except TypeError:
+        idx, uniq = pd.factorize(values.astype(str), sort=True)
+    return idx, list(uniq)
+
+
 def _code_long(
     ratings: pd.DataFrame,
     *,
@@ -297,8 +332,8 @@ def _code_long(
             )
         df = df.drop_duplicates(["item", "rater"], keep=duplicates)
     codes, cats, numeric = _encode(df["label"], categories)
-    item_idx, item_ids = pd.factorize(df["item"], sort=True)
-    rater_idx, rater_ids = pd.factorize(df["rater"], sort=True)
+    item_idx, item_ids = _factorize(df["item"])
+    rater_idx, rater_ids = _factorize(df["rater"])
     mat = np.full((len(item_ids), len(rater_ids)), -1, dtype=np.int64)
     mat[item_idx, rater_idx] = codes
     return _Coded(mat, list(item_ids), list(rater_ids), cats, numeric)
@@ -574,7 +609,10 @@ def _run_irrcac(frame: pd.DataFrame, categories: list, weights: str, method: str
             warnings.simplefilter("ignore")
             cac = CAC(frame, weights=weights, categories=list(categories), digits=30)
             est = getattr(cac, method)()["est"]
-    except (ZeroDivisionError, FloatingPointError, ValueError, IndexError) as exc:
+    except ZeroDivisionError:
+        # irrCAC divides python floats by (1 - pe): pe == 1 exactly
+        return None, None, 1.0, None
+    except (FloatingPointError, ValueError, IndexError) as exc:
         return None, None, None, f"irrCAC could not compute it ({type(exc).__name__}: {exc})"
     return _finite(est["coefficient_value"]), _finite(est["se"]), _finite(est["pe"]), None
 
