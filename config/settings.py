@@ -7,6 +7,7 @@ to PostgreSQL (``postgres://user@127.0.0.1:5432/name``).
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -93,6 +94,9 @@ else:
             # annotators handed work at the same moment are serialised instead of
             # both reading a stale count (PostgreSQL uses row locks instead).
             "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+            # A file (not Django's in-memory default) so threads — the live server of
+            # browser tests, concurrency tests — share the test database; one per process.
+            "TEST": {"NAME": os.path.join(tempfile.gettempdir(), f"dmt-test-{os.getpid()}.sqlite3")},
         }
     }
 
