@@ -8,6 +8,7 @@ file and seed always give the same spam items and the same scrambles.
 """
 from __future__ import annotations
 
+import math
 import random
 import re
 
@@ -36,6 +37,17 @@ def _shuffle_middle(tokens: list[str], keep: int, rng: random.Random) -> list[st
     return head + shuffled + tail
 
 
+def words_kept(n_words: int) -> int:
+    """Words kept in place at each end: 10% rounded up, at least one.
+
+    Rounding up means at least the first and last 10% never move (BlonDe App. D
+    keeps "10% at the beginning and end"); one word at each end keeps the
+    capitalised first word and the sentence-final punctuation where a reader
+    expects them, so the candidate is not spotted by its edges alone.
+    """
+    return max(1, math.ceil(n_words * 0.1))
+
+
 def scramble_words(text: str, rng: random.Random) -> str:
     """Shuffle all words except the first and last 10% (at least one word at each end).
 
@@ -43,8 +55,7 @@ def scramble_words(text: str, rng: random.Random) -> str:
     word and the sentence-final word (with its full stop) stays last.
     """
     words = text.split()
-    keep = max(1, int(len(words) * 0.1 + 0.5))
-    return " ".join(_shuffle_middle(words, keep, rng))
+    return " ".join(_shuffle_middle(words, words_kept(len(words)), rng))
 
 
 def split_sentences(text: str) -> list[str]:
@@ -66,6 +77,10 @@ def scramble(text: str, unit: str, rng: random.Random) -> str:
     return scramble_sentences(text, rng) if unit == Unit.DOCUMENT else scramble_words(text, rng)
 
 
+class SpamError(Exception):
+    """Spam items cannot be (re)generated now; the message says why."""
+
+
 def spam_count(n_real: int, spam_rate: float) -> int:
     """Number of spam items for a study: round(rate × real items), at least one when the rate is positive."""
     if spam_rate <= 0 or n_real == 0:
@@ -73,9 +88,26 @@ def spam_count(n_real: int, spam_rate: float) -> int:
     return max(1, int(n_real * spam_rate + 0.5))
 
 
+def spam_victim(candidates: list[Candidate], rng: random.Random) -> Candidate:
+    """The candidate to scramble: a system output where there is one, so the reference control stays intact.
+
+    A judgment item has a single candidate, which is then the one scrambled.
+    """
+    pool = [c for c in candidates if not c.is_reference] or candidates
+    return rng.choice(pool)
+
+
 @transaction.atomic
 def spam_items_create(*, study: Study) -> list[Item]:
-    """Create the study's spam items (replacing any earlier ones that nobody has been assigned yet)."""
+    """Create the study's spam items, replacing earlier ones.
+
+    Refused (SpamError) once any item of the study has been handed out:
+    deleting spam items would delete the assignments and judgments made on
+    them, and new ones would change the queues annotators are working through.
+    """
+    if study.items.filter(assignments__isnull=False).exists():
+        raise SpamError(f"Study {study.slug!r} already has assignments; spam items can only be "
+                        "regenerated before the first item is handed out.")
     study.items.filter(is_spam=True).delete()
     real = list(study.items.filter(is_spam=False).order_by("pk").prefetch_related("candidates"))
     rng = random.Random(f"{study.seed}:spam")
@@ -85,9 +117,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
         if len(created) == wanted:
             break
         candidates = list(item.candidates.all())
-        # Scramble a system output where there is one, so the reference control stays intact.
-        pool = [c for c in candidates if not c.is_reference] or candidates
-        victim = rng.choice(pool)
+        victim = spam_victim(candidates, rng)
         scrambled = scramble(victim.text, study.unit, rng)
         if scrambled == victim.text:
             continue  # too short to scramble; try another item
