@@ -68,7 +68,7 @@ def candidate_order_for(*, study: Study, annotator: Annotator, item: Item, candi
     if study.unit == Unit.DOCUMENT and item.document_id:
         scope = f"doc:{item.document_id}"
     else:
-        scope = f"item:{item.pk}"
+        scope = f"item:{item.external_id}"  # not the pk: the same study file and seed give the same screens in any database
     rng = random.Random(f"{study.seed}:order:{annotator.sequence}:{scope}")
     systems = sorted(c.system for c in candidates)
     rng.shuffle(systems)
