@@ -274,4 +274,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any) -> tuple[Judgment, 
         if locked.status != AssignmentStatus.DONE:
             Assignment.objects.filter(pk=locked.pk).update(status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
+    if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
+        # Cheap: only answers to spam items, a small share of all answers (see services_quality).
+        from .services_quality import annotator_apply_auto_exclusion
+
+        annotator_apply_auto_exclusion(annotator=assignment.annotator)
     return judgment, True

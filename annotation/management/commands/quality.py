@@ -1,0 +1,53 @@
+"""quality SLUG [--json] [--apply-rule]: per-annotator quality control (INTERFACES.md)."""
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.quality import study_quality
+from annotation.services_quality import study_apply_auto_exclusion
+from studies.models import Study
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+class Command(BaseCommand):
+    help = ("Per-annotator quality: judgments, spam checks seen and failed, how often the reference won, "
+            "median seconds per item, answers under the study's minimum time, exclusion.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("--json", action="store_true", help="One JSON object per annotator, in a list.")
+        parser.add_argument("--apply-rule", action="store_true",
+                            help="First exclude annotators above the study's auto_exclude_share.")
+
+    def handle(self, *args, **options) -> None:
+        study = Study.objects.filter(slug=options["slug"]).first()
+        if study is None:
+            raise CommandError(f"slug: no study {options['slug']!r}")
+        if options["apply_rule"]:
+            if study.auto_exclude_share is None:
+                raise CommandError(f"--apply-rule: study {study.slug!r} has no auto_exclude_share rule")
+            for annotator in study_apply_auto_exclusion(study=study):
+                self.stderr.write(f"excluded {annotator.code}: {annotator.exclusion_reason}")
+        rows = [q.as_dict() for q in study_quality(study=study)]
+        if options["json"]:
+            self.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False))
+            return
+        columns = ["annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate",
+                   "median_seconds", "fast_answers", "excluded", "exclusion_reason"]
+        table = [columns] + [[_fmt(row[c]) for c in columns] for row in rows]
+        widths = [max(len(line[k]) for line in table) for k in range(len(columns))]
+        for line in table:
+            self.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+        rule = "none" if study.auto_exclude_share is None else f"exclude above {study.auto_exclude_share:.0%} failed spam checks"
+        self.stdout.write(f"\n{len(rows)} annotator(s); minimum time {study.min_seconds:g} s; automatic exclusion: {rule}")
