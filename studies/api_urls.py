@@ -1,4 +1,9 @@
 """Researcher API (staff only)."""
 from django.urls import path
 
-urlpatterns: list = []
+from . import api
+
+urlpatterns = [
+    path("studies/", api.StudyListAPI.as_view(), name="api-studies"),
+    path("studies/<slug:slug>/judgments", api.StudyJudgmentsAPI.as_view(), name="api-study-judgments"),
+]
