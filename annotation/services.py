@@ -181,6 +181,9 @@ def _validate_choice(study: Study, candidates: dict[str, Candidate], value: Any,
 
 
 def _validate_labels(study: Study, payload: dict, errors: dict) -> dict | None:
+    if "label" in payload and "labels" in payload:
+        errors["body"] = ["Send either label or labels, not both."]
+        return None
     if "labels" in payload:
         field, value = "labels", payload["labels"]
         if not study.multi_label:
