@@ -36,6 +36,12 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+def _ci(pair: list | None) -> str:
+    if not pair or pair[0] is None:
+        return "—"
+    return f"{fmt(pair[0])} .. {fmt(pair[1])}"
+
+
 def _agreement_lines(block: dict, indent: str = "") -> list[str]:
     weights = block.get("weights", "identity")
     lines = [
@@ -119,14 +125,20 @@ def study_report_text(report: dict) -> str:
     systems = ranking.get("systems") or []
     if systems:
         out.append("")
-        out.append("Human ranking of the systems")
-        out.append(f"  {'system':<20}{'expected wins':>15}{'95% CI':>19}{'Bradley-Terry':>15}")
+        out.append(f"Human ranking of the systems ({ranking.get('n_items')} items, {ranking.get('n_boot')} bootstrap "
+                   f"resamples, seed {ranking.get('seed')})")
+        out.append(f"  {'rank':<6}{'system':<20}{'wins':>6}{'ties':>6}{'losses':>7}{'expected wins':>15}"
+                   f"{'95% CI':>19}{'Bradley-Terry':>15}{'95% CI':>19}")
         for s in systems:
-            ew = s.get("expected_wins") if not isinstance(s.get("expected_wins"), dict) else s["expected_wins"].get("value")
-            ci = s.get("expected_wins_ci") or [s.get("ci_low"), s.get("ci_high")]
-            bt = s.get("bradley_terry") if not isinstance(s.get("bradley_terry"), dict) else s["bradley_terry"].get("value")
-            ci_txt = f"{fmt(ci[0])} .. {fmt(ci[1])}" if ci and ci[0] is not None else "—"
-            out.append(f"  {str(s.get('system')):<20}{fmt(ew):>15}{ci_txt:>19}{fmt(bt):>15}")
+            ew_ci, bt_ci = s.get("expected_wins_ci") or [None, None], s.get("bt_ci") or [None, None]
+            out.append(
+                f"  {s.get('rank')!s:<6}{str(s.get('system')):<20}{s.get('wins'):>6}{s.get('ties'):>6}{s.get('losses'):>7}"
+                f"{fmt(s.get('expected_wins')):>15}{_ci(ew_ci):>19}{fmt(s.get('bt')):>15}{_ci(bt_ci):>19}"
+            )
+        sign = ranking.get("sign_test")
+        if sign:
+            out.append(f"  sign test {sign.get('system_a')} vs {sign.get('system_b')}: {sign.get('wins_a')} : "
+                       f"{sign.get('wins_b')} (ties {sign.get('ties')}), two-sided p = {fmt(sign.get('p_value'))}")
     for note in report.get("notes", []):
         out.append(f"note: {note}")
     return "\n".join(out) + "\n"
