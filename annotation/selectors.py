@@ -108,3 +108,14 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "progress": progress_data,
         "answer": answer_for_client(judgment, cands),
     }
+
+
+def study_by_slug(slug: str) -> Study | None:
+    """The study behind a public entry link (e.g. Prolific's), or None."""
+    if not slug or len(slug) > 80:
+        return None
+    return Study.objects.filter(slug=slug).first()
+
+
+def assignments_done_count(*, annotator: Annotator) -> int:
+    return annotator.assignments.filter(status=AssignmentStatus.DONE).count()

@@ -283,3 +283,20 @@ def judgment_submit(*, assignment: Assignment, payload: Any) -> tuple[Judgment, 
 
         annotator_apply_auto_exclusion(annotator=assignment.annotator)
     return judgment, True
+
+
+# --- annotator milestones (pages) --------------------------------------------
+
+def annotator_instructions_seen(*, annotator: Annotator) -> None:
+    """Remember the first time the annotator opened the instructions (kept, never moved later)."""
+    if annotator.instructions_seen_at is None:
+        annotator.instructions_seen_at = timezone.now()
+        Annotator.objects.filter(pk=annotator.pk, instructions_seen_at__isnull=True).update(
+            instructions_seen_at=annotator.instructions_seen_at)
+
+
+def annotator_finish(*, annotator: Annotator) -> None:
+    """Remember when the annotator reached the completion page for the first time."""
+    if annotator.finished_at is None:
+        annotator.finished_at = timezone.now()
+        Annotator.objects.filter(pk=annotator.pk, finished_at__isnull=True).update(finished_at=annotator.finished_at)

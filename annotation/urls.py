@@ -9,4 +9,5 @@ urlpatterns = [
     path("a/<str:token>/item/", views.item_current, name="item-current"),
     path("a/<str:token>/item/<str:assignment>/", views.item_detail, name="item-detail"),
     path("a/<str:token>/done/", views.done, name="done"),
+    path("p/<slug:slug>/", views.prolific, name="prolific"),
 ]
