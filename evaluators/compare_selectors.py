@@ -1,0 +1,56 @@
+"""Reads for the human-vs-evaluator comparison: the score frame and the study's comparison.
+
+Thin Django side of :mod:`evaluators.comparison` (which stays pure pandas).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from studies.export import judgments_frame
+from studies.models import Candidate, Study
+
+from .comparison import compare_frames
+from .models import Evaluator, MetricScore
+
+SCORE_FRAME_COLUMNS = ["evaluator", "higher_is_better", "item", "system", "score", "document", "is_reference",
+                       "is_spam_item"]
+
+
+def evaluators_for_study(*, study: Study) -> list[Evaluator]:
+    return list(Evaluator.objects.filter(study=study).order_by("name"))
+
+
+def scores_frame(*, study: Study) -> pd.DataFrame:
+    """Every stored metric score of the study, one row per (evaluator, item, system).
+
+    ``item`` is the study file's item id; ``is_reference`` says whether the
+    scored system is that item's reference; ``is_spam_item`` whether the item
+    is a generated spam copy.  Three queries, no model instances.
+    """
+    references = set(Candidate.objects.filter(item__study=study, is_reference=True).values_list("item_id", "system"))
+    rows = (MetricScore.objects.filter(evaluator__study=study)
+            .order_by("evaluator__name", "item_id", "system")
+            .values_list("evaluator__name", "evaluator__higher_is_better", "item_id", "item__external_id",
+                         "system", "score", "document", "item__is_spam"))
+    records = [(name, hib, ext, system, score, document, (item_id, system) in references, spam)
+               for name, hib, item_id, ext, system, score, document, spam in rows.iterator(chunk_size=5000)]
+    frame = pd.DataFrame.from_records(records, columns=SCORE_FRAME_COLUMNS)
+    return frame.astype({"score": float, "is_reference": bool, "is_spam_item": bool, "higher_is_better": bool})
+
+
+def study_comparison(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
+                     n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The comparison JSON of ``compare SLUG --json`` for a stored study (optionally some evaluators only)."""
+    evaluators = evaluators_for_study(study=study)
+    if names:
+        evaluators = [e for e in evaluators if e.name in names]
+    specs = [{"name": e.name, "higher_is_better": e.higher_is_better, "kind": e.kind, "description": e.description}
+             for e in evaluators]
+    scores = scores_frame(study=study)
+    result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,
+                            study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed)
+    if not evaluators:
+        result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
+    return result

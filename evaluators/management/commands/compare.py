@@ -1,0 +1,73 @@
+"""``compare SLUG --json``: human judgments vs the study's automatic evaluators."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluators.compare_selectors import evaluators_for_study, study_comparison
+from evaluators.comparison import HUMAN_SCORES
+from studies.models import Study
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def comparison_text(result: dict[str, Any]) -> str:
+    """A short plain-text view of the comparison (the JSON has everything)."""
+    lines = [f"study {result['study']} ({result['protocol']}): {result['n_systems']} systems, "
+             f"human score = {result['human']['score']}"]
+    for system, h in sorted(result["human"]["systems"].items(), key=lambda kv: kv[1]["rank"] or 0):
+        lines.append(f"  human  #{h['rank']} {system}: {_fmt(h['score'])}")
+    for e in result["evaluators"]:
+        direction = "higher" if e["system_score_higher_is_better"] else "lower"
+        lines.append(f"{e['name']} ({e['kind']}, system score = {e['system_score']}, {direction} is better)")
+        for system, s in sorted(e["systems"].items(), key=lambda kv: (kv[1]["rank"] is None, kv[1]["rank"] or 0)):
+            lines.append(f"  #{s['rank']} {system}: {_fmt(s['score'], 4)}")
+        il = e.get("item_level")
+        if il:
+            lines.append(f"  item level: n={il['n']} AC1={_fmt(il['ac1']['value'])} accuracy={_fmt(il['accuracy'])} "
+                         f"tau={_fmt(il['kendall_tau'])}")
+        sl = e.get("system_level")
+        if sl:
+            lines.append("  system level: " + "  ".join(f"{m}={_fmt(sl[m]['value'])}" for m in ("pearson", "spearman", "kendall")))
+    for w in result["williams"]:
+        lines.append(f"Williams {w['a']} > {w['b']}: t={_fmt(w['t'])} p={_fmt(w['p_value'], 4)}")
+    lines += [f"note: {n}" for n in result["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+class Command(BaseCommand):
+    help = ("Human judgments vs automatic evaluators: per evaluator its system scores and ranks, item-level "
+            "agreement with the humans' pairwise preferences (AC1, accuracy, WMT Kendall-like tau), system-level "
+            "Pearson/Spearman/Kendall with CIs, and Williams tests between evaluators.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug", help="Study slug.")
+        parser.add_argument("--json", action="store_true", help="Print the JSON (unrounded) instead of text.")
+        parser.add_argument("--evaluator", action="append", metavar="NAME", help="Only this evaluator (repeatable).")
+        parser.add_argument("--human-score", choices=HUMAN_SCORES, default="expected_wins",
+                            help="Human system score to correlate with (default expected_wins).")
+        parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples for CIs (default 1000).")
+        parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        study = Study.objects.filter(slug=opts["slug"]).first()
+        if study is None:
+            raise CommandError(f"no study with slug {opts['slug']!r}")
+        if opts["bootstrap"] < 1:
+            raise CommandError("--bootstrap must be at least 1")
+        if opts["evaluator"]:
+            known = {e.name for e in evaluators_for_study(study=study)}
+            unknown = [n for n in opts["evaluator"] if n not in known]
+            if unknown:
+                raise CommandError(f"no scores for evaluator(s) {', '.join(unknown)} in {study.slug}; "
+                                   f"available: {', '.join(sorted(known)) or 'none'}")
+        result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
+                                  n_boot=opts["bootstrap"], seed=opts["seed"])
+        if opts["json"]:
+            self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
+        else:
+            self.stdout.write(comparison_text(result), ending="")
