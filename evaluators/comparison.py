@@ -152,7 +152,8 @@ def _evaluator_systems(rows: pd.DataFrame, higher_is_better: bool, kind: str) ->
     means: dict[str, dict[str, Any]] = {}
     for system, grp in systems_rows.groupby("system", sort=True):
         docs = grp[grp["document"] != ""]
-        per_unit = pd.concat([docs.groupby("document")["score"].mean(), grp[grp["document"] == ""]["score"]])
+        parts = [docs.groupby("document")["score"].mean(), grp[grp["document"] == ""]["score"]]
+        per_unit = pd.concat([p for p in parts if len(p)]) if any(len(p) for p in parts) else pd.Series(dtype=float)
         means[str(system)] = {"mean": _num(per_unit.mean()), "n": int(len(per_unit))}
     has_reference = bool(real["is_reference"].any())
     use_eq1 = kind == "imported" and has_reference
