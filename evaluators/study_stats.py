@@ -410,3 +410,20 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
         else:
             options[key] = number
     return options, errors
+
+
+def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", excluded: str = "drop", **_: Any) -> pd.DataFrame:
+    """The long ratings table the report's main agreement block is computed on.
+
+    Columns ``item`` (the unit), ``rater``, ``label``, ``phenomenon``:
+    ``agreement --ratings`` on it with ``--item item --rater rater --label label``
+    gives the report's top-level coefficients again.
+    """
+    from studies.export import judgments_frame
+
+    _check_policies({"ties": ties, "spam": spam, "excluded": excluded})
+    frame, _, _ = stats_frame(judgments_frame(study), source=f"study {study.slug}")
+    if frame.empty:
+        return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
+    ratings, _ = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)
+    return ratings[["item", "rater", "label", "phenomenon"]]

@@ -1,6 +1,12 @@
 """Study reports (staff only)."""
 from django.urls import path
 
+from . import views
+
 app_name = "evaluators"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("<slug:slug>/", views.report, name="report"),
+    path("<slug:slug>/report.json", views.report_json, name="report-json"),
+    path("<slug:slug>/<str:table>.csv", views.report_csv, name="report-csv"),
+]
