@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAdminUser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -37,8 +38,14 @@ class CSVRenderer(BaseRenderer):
         return json.dumps(data).encode() if data is not None else b""
 
 
-class StudyListAPI(APIView):
+class ResearcherAPIView(APIView):
+    """Staff only. Token first, so an unauthenticated call gets 401 with ``WWW-Authenticate: Token``."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAdminUser]
+
+
+class StudyListAPI(ResearcherAPIView):
 
     class OutputSerializer(serializers.Serializer):
         slug = serializers.SlugField()
@@ -103,8 +110,7 @@ class JudgmentRowSerializer(serializers.Serializer):
     excluded = serializers.BooleanField(help_text="The annotator has been excluded.")
 
 
-class StudyJudgmentsAPI(APIView):
-    permission_classes = [IsAdminUser]
+class StudyJudgmentsAPI(ResearcherAPIView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
     @extend_schema(
