@@ -22,13 +22,13 @@ from .models import Study
 
 COLUMNS = [
     ("annotator", "Annotator", ""),
-    ("n_judgments", "Judgments", "Current answers (revisions replace earlier ones)."),
+    ("n_judgments", "Judged", "Current answers (revisions replace earlier ones)."),
     ("spam_seen", "Spam seen", "Spam (control) items answered."),
     ("spam_failed", "Spam failed", "Spam checks failed: the scrambled candidate ranked better than or equal to a real one, picked, called a tie, or given the first label."),
-    ("spam_failed_share", "Failed share", "Spam failed ÷ spam seen."),
-    ("reference_first_rate", "Reference won", "Share of real items with a reference where the reference won outright."),
+    ("spam_failed_share", "Failed %", "Spam failed ÷ spam seen."),
+    ("reference_first_rate", "Ref. won", "Share of real items with a reference where the reference won outright."),
     ("median_seconds", "Median s", "Median seconds per item."),
-    ("fast_answers", "Fast answers", "Answers under the study's minimum time."),
+    ("fast_answers", "Too fast", "Answers under the study's minimum time."),
     ("excluded", "Status", "Excluded annotators drop out of reports; nothing is deleted."),
 ]
 
