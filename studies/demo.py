@@ -18,6 +18,8 @@ from typing import Any, Callable
 
 from django.conf import settings
 
+from .demo_protocols import build_mt_correctness, build_mt_preference
+
 DATA_DIR = Path(settings.BASE_DIR) / "fixtures" / "diabla"
 STUDIES_DIR = Path(settings.BASE_DIR) / "fixtures" / "studies"
 
@@ -220,6 +222,8 @@ There are no ties: give every version a different rank.
 DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [
     build_pronoun_mono,
     build_coherence_blocks,
+    build_mt_preference,  # choice: reference vs MT, A / B / Neither / Invalid (studies/demo_protocols.py)
+    build_mt_correctness,  # judgment: correct / incorrect of the marked pronouns (studies/demo_protocols.py)
 ]
 
 

@@ -1,0 +1,182 @@
+"""Demo studies for the choice and judgment protocols, from the DiaBLa subset in fixtures/diabla/ (CC BY-SA 4.0).
+
+- ``build_mt_preference``: reference vs MT for the next turn of a dialogue, the two
+  previous turns as context, A / B / Neither / Invalid (DiP A.4's interface, Fig. 4).
+- ``build_mt_correctness``: one MT output with its pronouns marked, judged
+  correct / incorrect in context (seed 004, Table 3: "whether the relevant
+  phenomena are correctly translated", other errors ignored).
+
+Both mix in spam items (the study's spam rule scrambles the MT). Each builder
+returns a study file, like the builders of ``studies.demo``, which lists them in
+``DEMO_STUDIES``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _demo():
+    """studies.demo, imported when a builder runs: demo lists these builders, so a module-level import would be circular."""
+    from . import demo
+
+    return demo
+
+MIN_WORDS = 5  # long enough for a spam copy to be scrambled (the first and last word stay)
+
+
+def _turns(data_dir: Path | None, per_dialogue: int, want, offset: int = 0):
+    """(dialogue number, dialogue, turn index, utterance, target language) of qualifying turns from the third on.
+
+    ``offset`` skips that many qualifying turns per dialogue first, so two demos can use different turns.
+    """
+    demo = _demo()
+    for number, dialogue in enumerate(demo.load_dialogues(data_dir or demo.DATA_DIR), start=1):
+        turns = dialogue["utterances"]
+        taken = skipped = 0
+        for k, utterance in enumerate(turns):
+            if taken == per_dialogue:
+                break
+            language = demo.OTHER_LANGUAGE[utterance["source_language"]]
+            if k < 2 or not want(utterance, language):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            taken += 1
+            yield number, dialogue, k, utterance, language
+
+
+def _metadata(dialogue: dict, utterance: dict, language: str) -> dict[str, Any]:
+    return {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"],
+            "source_language": utterance["source_language"], "target_language": language,
+            "live_judgment": utterance["judgment"], "live_problems": utterance["problems"]}
+
+
+# --- choice: reference vs MT, A / B / Neither / Invalid ---------------------------------------------
+
+def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> dict[str, Any]:
+    """Reference vs MT of one turn, with the two previous turns (target side) as context.
+
+    A turn qualifies when its reference and MT differ and both have at least
+    ``MIN_WORDS`` words; the first ``per_dialogue`` of each dialogue are taken.
+    """
+    demo = _demo()
+
+    def want(u: dict, language: str) -> bool:
+        ref, mt = u["reference"].strip(), u["mt"].strip()
+        return demo._differs(ref, mt) and min(len(ref.split()), len(mt.split())) >= MIN_WORDS
+
+    items = []
+    for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want):
+        turns = dialogue["utterances"]
+        items.append({
+            "id": f"d{number:02d}-t{utterance['turn']:02d}",
+            "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
+            "phenomenon": f"into-{demo.LANGUAGE_CODE[language]}",
+            "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
+            "target_context": [demo.target_side(t, language) for t in turns[k - 2:k]],
+            "candidates": [
+                {"system": "reference", "text": utterance["reference"].strip(), "is_reference": True},
+                {"system": dialogue["model"], "text": utterance["mt"].strip()},
+            ],
+            "metadata": _metadata(dialogue, utterance, language),
+        })
+    return {
+        "slug": "diabla-mt-preference",
+        "title": "Which reply reads better in the conversation? (DiaBLa, reference vs MT)",
+        "protocol": "choice",
+        "description": (
+            "Pairwise preference with the interface of DiP appendix A.4 (Fig. 4): the two previous turns of the "
+            "dialogue in the target language, then two versions of the next turn — the human reference (hidden "
+            "control) and the live MT ('baseline' or '2to2') — answered A, B, Neither or Invalid. "
+            "10% spam items: copies in which the MT is scrambled (all words shuffled but the first and last "
+            "10%). Phenomenon: the direction (into-en, into-fr). " + demo.ATTRIBUTION),
+        "settings": {
+            "show_source": False, "options": ["neither", "invalid"], "redundancy": 3, "spam_rate": 0.1,
+            "unit": "sentence", "question": "Which version of the last turn fits the conversation better?",
+            "instructions": PREFERENCE_INSTRUCTIONS, "min_seconds": 3.0, "auto_exclude_share": 0.5, "seed": 2021,
+        },
+        "items": items,
+    }
+
+
+PREFERENCE_INSTRUCTIONS = """\
+You will read short extracts of written conversations between an English speaker and a French
+speaker. Each extract shows the **two previous turns**, then **two versions of the next turn**,
+**A** and **B**.
+
+Choose the version that fits the conversation better — meaning, pronouns, connectives, tone:
+
+- press **a** or **b** to choose a version;
+- press **n** (**Neither**) when both are equally good or equally bad;
+- press **i** (**Invalid**) when the extract cannot be judged (garbled text, wrong language);
+- then press **Enter**. Press **u** to go back and change an answer.
+
+Some extracts are in English, others in French.
+"""
+
+
+# --- judgment: is the marked phenomenon correct? ------------------------------------------------------
+
+def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) -> dict[str, Any]:
+    """One MT output per item, its pronouns highlighted, judged correct / incorrect in context.
+
+    A turn qualifies when its MT has a listed pronoun and at least ``MIN_WORDS``
+    words. The bilingual set-up of seed 004: source context and source shown, the
+    phenomenon marked, other errors to be ignored. Turns already used by the
+    preference demo are skipped where the dialogue has enough others.
+    """
+    demo = _demo()
+
+    def want(u: dict, language: str) -> bool:
+        mt = u["mt"].strip()
+        return len(mt.split()) >= MIN_WORDS and bool(demo.pronoun_spans(mt, language))
+
+    items = []
+    for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want, offset=2):
+        turns = dialogue["utterances"]
+        mt = utterance["mt"].strip()
+        items.append({
+            "id": f"d{number:02d}-t{utterance['turn']:02d}",
+            "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
+            "phenomenon": f"pronoun-{demo.LANGUAGE_CODE[language]}",
+            "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
+            "target_context": [demo.target_side(t, language) for t in turns[k - 2:k]],
+            "candidates": [{"system": dialogue["model"], "text": mt, "highlights": demo.pronoun_spans(mt, language)}],
+            "metadata": {**_metadata(dialogue, utterance, language), "reference": utterance["reference"].strip()},
+        })
+    return {
+        "slug": "diabla-pronoun-correctness",
+        "title": "Are the marked pronouns translated correctly? (DiaBLa, MT only)",
+        "protocol": "judgment",
+        "description": (
+            "Phenomenon correctness after seed 004 (Table 3: accuracy of the marked phenomenon, other errors "
+            "ignored): the two previous source turns and the source turn, then the live MT with its pronouns "
+            "highlighted, judged correct or incorrect. The first label is the 'good' one: a spam item (the MT "
+            "scrambled) judged 'correct' fails the spam check. The reference is kept in each item's metadata, "
+            "never shown. Pronouns come from a small word list, so a few highlighted words are articles. "
+            + demo.ATTRIBUTION),
+        "settings": {
+            "show_source": True, "labels": ["correct", "incorrect"], "multi_label": False, "redundancy": 3,
+            "spam_rate": 0.1, "unit": "sentence",
+            "question": "Are the highlighted pronouns translated correctly in this context?",
+            "instructions": CORRECTNESS_INSTRUCTIONS, "min_seconds": 3.0, "seed": 2021,
+        },
+        "items": items,
+    }
+
+
+CORRECTNESS_INSTRUCTIONS = """\
+You will read the **two previous turns** of a written conversation and the **turn in bold**, then a
+**machine translation** of that turn with some words **highlighted** (pronouns such as *it, she,
+they / il, elle, on, ça*).
+
+Judge **only the highlighted words**: are they the right translation in this context?
+Ignore every other error.
+
+- press **1** for **correct**, **2** for **incorrect**, then **Enter**;
+- press **u** to go back and change an answer.
+
+A highlighted word that is not a pronoun (e.g. the article *le*) counts as correct when it is right.
+"""
