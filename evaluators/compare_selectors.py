@@ -4,9 +4,12 @@ Thin Django side of :mod:`evaluators.comparison` (which stays pure pandas).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import pandas as pd
+from django.core.cache import cache
 
 from studies.export import judgments_frame
 from studies.models import Candidate, Study
@@ -53,4 +56,40 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
                             study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed)
     if not evaluators:
         result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
+    return result
+
+
+CACHE_SECONDS = 600
+
+
+def _data_version(study: Study) -> str:
+    """Digest of everything the comparison reads: current judgments, exclusions, items, evaluators' scores."""
+    from django.db.models import Count, Max
+
+    from annotation.models import Judgment
+
+    judgments = Judgment.objects.filter(assignment__annotator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
+    excluded = list(study.annotators.filter(excluded=True).order_by("pk").values_list("pk", flat=True))
+    items = study.items.aggregate(n=Count("pk"), last=Max("pk"))
+    evaluators = list(Evaluator.objects.filter(study=study).order_by("pk")
+                      .values_list("pk", "name", "higher_is_better", "updated_at"))
+    scores = MetricScore.objects.filter(evaluator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
+    parts = [study.pk, study.slug, study.created_at.isoformat(), study.protocol, judgments, excluded, items, evaluators, scores]
+    return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def study_comparison_cached(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
+                            n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """:func:`study_comparison`, cached until the judgments, exclusions or scores change.
+
+    The bootstraps (human ranking, rank-correlation CIs) take seconds on a
+    large study; the page, its JSON link and the API share one computation.
+    """
+    options = {"names": sorted(names) if names else None, "human_score": human_score, "n_boot": n_boot, "seed": seed}
+    key = "study-compare:" + hashlib.sha256(
+        json.dumps([_data_version(study), options], sort_keys=True).encode()).hexdigest()
+    result = cache.get(key)
+    if result is None:
+        result = study_comparison(study=study, names=names, human_score=human_score, n_boot=n_boot, seed=seed)
+        cache.set(key, result, CACHE_SECONDS)
     return result

@@ -1,0 +1,46 @@
+"""The comparison page in headless Chromium: scatter plots render, running an evaluator works; screenshot."""
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from evaluators.models import Evaluator
+from evaluators.scores import scores_import
+from tests.compare_study import compare_study, score_csv
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def login(page, live_server) -> None:
+    user = get_user_model().objects.create_user("cmp-boss", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
+                               "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                               "url": live_server.url}])
+
+
+def test_compare_page_in_the_browser(browser_page, live_server, screenshot_dir):
+    study = compare_study(slug="browser-cmp", spam_rate=0.2)
+    scores_import(study=study, file_name="o.csv", content=score_csv(name="oracle"))
+    scores_import(study=study, file_name="r.csv", content=score_csv(name="reversed", reverse=True))
+    scores_import(study=study, file_name="d.csv", content=score_csv(name="pronoun-model", reference=True))
+    login(browser_page, live_server)
+    page = browser_page
+    page.goto(f"{live_server.url}/reports/{study.slug}/compare/?bootstrap=200")
+    assert page.title().startswith("Humans vs evaluators")
+    assert page.locator(".plots svg").count() == 3
+    assert page.locator(".plots svg circle").count() == 3 * 4  # four non-reference systems per plot
+    box = page.locator(".plots svg").first.bounding_box()
+    assert box and box["width"] >= 250 and box["height"] >= 150
+    assert page.locator('[data-evaluator="oracle"][data-field="tau"]').inner_text() == "1.000"
+
+    page.check("input[name=evaluators][value=chrf]")
+    with page.expect_navigation():
+        page.click("button:has-text('Run')")
+    assert page.url.endswith("/compare/?bootstrap=200")
+    assert page.locator(".messages").inner_text().startswith("chrf: 32 scores stored")
+    assert Evaluator.objects.filter(study=study, name="chrf").exists()
+    page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
