@@ -20,21 +20,32 @@ from .models import Candidate, Item, Study, Unit
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
-def _shuffle_middle(tokens: list[str], keep: int, rng: random.Random) -> list[str]:
-    """Shuffle tokens[keep:-keep]; when at least two distinct tokens can move, the order always changes."""
-    if keep * 2 >= len(tokens):
-        return list(tokens)
-    head, middle, tail = tokens[:keep], tokens[keep:len(tokens) - keep], tokens[len(tokens) - keep:]
-    if len(set(middle)) < 2:
-        return list(tokens)
+def _order(tokens: list[str], keep: int, rng: random.Random) -> list[int]:
+    """Indices of ``tokens`` in scrambled order: the middle (all but ``keep`` at each end) shuffled.
+
+    Whenever at least two distinct tokens can move, the order of the tokens always changes.
+    """
+    n = len(tokens)
+    order = list(range(n))
+    if keep * 2 >= n:
+        return order
+    middle = order[keep:n - keep]
+    if len({tokens[i] for i in middle}) < 2:
+        return order
+    before = [tokens[i] for i in middle]
     shuffled = list(middle)
     for _ in range(20):
         rng.shuffle(shuffled)
-        if shuffled != middle:
+        if [tokens[i] for i in shuffled] != before:
             break
-    else:  # vanishingly unlikely; a rotation always changes the order of distinct tokens
+    else:  # vanishingly unlikely; rotating a sequence of not-all-equal tokens always changes it
         shuffled = middle[1:] + middle[:1]
-    return head + shuffled + tail
+    return order[:keep] + shuffled + order[n - keep:]
+
+
+def _shuffle_middle(tokens: list[str], keep: int, rng: random.Random) -> list[str]:
+    """Shuffle tokens[keep:-keep]; when at least two distinct tokens can move, the order always changes."""
+    return [tokens[i] for i in _order(tokens, keep, rng)]
 
 
 def words_kept(n_words: int) -> int:
@@ -48,16 +59,6 @@ def words_kept(n_words: int) -> int:
     return max(1, math.ceil(n_words * 0.1))
 
 
-def scramble_words(text: str, rng: random.Random) -> str:
-    """Shuffle all words except the first and last 10% (at least one word at each end).
-
-    Words are whitespace-separated tokens, so punctuation stays attached to its
-    word and the sentence-final word (with its full stop) stays last.
-    """
-    words = text.split()
-    return " ".join(_shuffle_middle(words, words_kept(len(words)), rng))
-
-
 def split_sentences(text: str) -> list[str]:
     """Sentences of a document block: one a line when the text has line breaks, else split after . ! ? …"""
     lines = [line for line in text.split("\n") if line.strip()]
@@ -66,15 +67,70 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
+def _units(text: str, unit: str) -> tuple[list[tuple[int, int]], int, str]:
+    """Character spans of the units to move (words or sentences), how many stay at each end, and the joiner."""
+    if unit == Unit.DOCUMENT:
+        spans, pos = [], 0
+        for sentence in split_sentences(text):
+            start = text.index(sentence, pos)
+            spans.append((start, start + len(sentence)))
+            pos = start + len(sentence)
+        return spans, 1, "\n" if "\n" in text.strip() else " "
+    spans = [m.span() for m in re.finditer(r"\S+", text)]
+    return spans, words_kept(len(spans)), " "
+
+
+def scramble_with_highlights(text: str, highlights: list[list[int]], unit: str,
+                             rng: random.Random) -> tuple[str, list[list[int]]]:
+    """Scramble ``text`` (words, or sentences for document units) and move its highlight spans with their words.
+
+    A spam candidate keeps its highlights on the same words, so it looks like
+    every other candidate: nothing but its nonsense sets it apart.
+    """
+    spans, keep, joiner = _units(text, unit)
+    tokens = [text[a:b] for a, b in spans]
+    order = _order(tokens, keep, rng)
+    new_start: dict[int, int] = {}
+    pieces, pos = [], 0
+    for k, i in enumerate(order):
+        if k:
+            pieces.append(joiner)
+            pos += len(joiner)
+        new_start[i] = pos
+        pieces.append(tokens[i])
+        pos += len(tokens[i])
+    moved: list[list[int]] = []
+    for h_start, h_end in highlights or []:
+        for i, (a, b) in enumerate(spans):
+            lo, hi = max(h_start, a), min(h_end, b)
+            if lo < hi:
+                moved.append([new_start[i] + lo - a, new_start[i] + hi - a])
+    moved.sort()
+    merged: list[list[int]] = []
+    for span in moved:
+        if merged and span[0] <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], span[1])
+        else:
+            merged.append(span)
+    return "".join(pieces), merged
+
+
+def scramble_words(text: str, rng: random.Random) -> str:
+    """Shuffle all words except the first and last 10% (at least one word at each end).
+
+    Words are whitespace-separated tokens, so punctuation stays attached to its
+    word and the sentence-final word (with its full stop) stays last.
+    """
+    return scramble_with_highlights(text, [], Unit.SENTENCE, rng)[0]
+
+
 def scramble_sentences(text: str, rng: random.Random) -> str:
     """Shuffle all sentences except the first and the last."""
-    sentences = split_sentences(text)
-    joiner = "\n" if "\n" in text.strip() else " "
-    return joiner.join(_shuffle_middle(sentences, 1, rng))
+    return scramble_with_highlights(text, [], Unit.DOCUMENT, rng)[0]
 
 
 def scramble(text: str, unit: str, rng: random.Random) -> str:
-    return scramble_sentences(text, rng) if unit == Unit.DOCUMENT else scramble_words(text, rng)
+    return scramble_with_highlights(text, [], unit, rng)[0]
 
 
 class SpamError(Exception):
@@ -118,7 +174,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
             break
         candidates = list(item.candidates.all())
         victim = spam_victim(candidates, rng)
-        scrambled = scramble(victim.text, study.unit, rng)
+        scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
         if scrambled == victim.text:
             continue  # too short to scramble; try another item
         copy = Item.objects.create(
@@ -129,7 +185,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
         Candidate.objects.bulk_create([
             Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,
                       text=scrambled if c.pk == victim.pk else c.text,
-                      is_spam=c.pk == victim.pk, highlights=[] if c.pk == victim.pk else c.highlights)
+                      is_spam=c.pk == victim.pk, highlights=moved if c.pk == victim.pk else c.highlights)
             for c in candidates
         ])
         created.append(copy)

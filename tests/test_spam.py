@@ -7,8 +7,8 @@ import pytest
 
 from annotation.services import annotators_create, assignment_next
 from studies.models import Candidate, Item
-from studies.spam import (SpamError, scramble, scramble_sentences, scramble_words, spam_count,
-                          spam_items_create, split_sentences, words_kept)
+from studies.spam import (SpamError, scramble, scramble_sentences, scramble_with_highlights, scramble_words,
+                          spam_count, spam_items_create, split_sentences, words_kept)
 from tests.factories import make_study, study_file
 from studies.importing import study_import
 
@@ -102,6 +102,28 @@ def test_scramble_dispatches_on_unit():
     assert split_sentences(sentence_level) != split_sentences(document_level)
 
 
+def test_highlights_move_with_their_words():
+    text = "Anna said that she would bring it to them on Sunday morning."
+    spans = [[text.index("she"), text.index("she") + 3], [text.index("it "), text.index("it ") + 2],
+             [text.index("Anna"), text.index("Anna") + 2]]  # a partial word too
+    for seed in range(10):
+        out, moved = scramble_with_highlights(text, spans, "sentence", random.Random(seed))
+        assert out != text
+        assert sorted(out[a:b] for a, b in moved) == ["An", "it", "she"]
+        assert out == scramble_words(text, random.Random(seed))  # same scramble with or without highlights
+
+
+def test_highlight_across_words_and_sentences():
+    text = "One two three four five six seven."
+    out, moved = scramble_with_highlights(text, [[4, 13]], "sentence", random.Random(1))  # "two three"
+    assert sorted(out[a:b] for a, b in moved) == ["three", "two"] or [out[a:b] for a, b in moved] == ["two three"]
+    doc = "First one.\nSecond has it.\nThird one.\nFourth one.\nLast one."
+    start = doc.index("it")
+    out, moved = scramble_with_highlights(doc, [[start, start + 2]], "document", random.Random(2))
+    assert out != doc and [out[a:b] for a, b in moved] == ["it"]
+    assert out.split("\n")[0] == "First one." and out.split("\n")[-1] == "Last one."
+
+
 def test_seeded_scrambles_are_reproducible():
     text = " ".join(_words(30))
     assert scramble_words(text, random.Random("s:1")) == scramble_words(text, random.Random("s:1"))
@@ -143,7 +165,10 @@ def test_spam_item_structure():
         assert not victim.is_reference  # the reference control stays intact
         assert victim.text != originals[victim.system].text
         assert sorted(victim.text.split()) == sorted(originals[victim.system].text.split())
-        assert victim.highlights == []  # spans would point at the wrong words
+        original = originals[victim.system]
+        # highlights moved with their words: the spam candidate looks like any other
+        assert sorted(victim.text[a:b] for a, b in victim.highlights) == sorted(original.text[a:b] for a, b in original.highlights)
+        assert victim.highlights
         for system, cand in cands.items():
             if cand is not victim:
                 assert cand.text == originals[system].text and not cand.is_spam

@@ -131,3 +131,52 @@ def test_quality_page_exclude_with_keyboard(live_server, browser_page, screensho
     spammer.refresh_from_db()
     assert spammer.excluded and spammer.exclusion_reason == "picked the scrambled sentence every time"
     assert "sort=spam_failed" in page.url  # htmx pushed the sort into the address
+
+
+def test_demo_correctness_item_by_keyboard(live_server, browser_page, screenshot_dir):
+    """Seed 004's correct / incorrect judgment on the DiaBLa demo: source shown, pronouns marked."""
+    from studies.demo_protocols import build_mt_correctness
+
+    page = browser_page
+    study = study_import(data=build_mt_correctness())
+    annotator = annotators_create(study=study)[0]
+    page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+    page.locator(".progress-text", has_text="0 of").wait_for()
+    assert page.locator("mark").count() >= 1
+    done = 0
+    while Assignment.objects.get(annotator=annotator, sequence=done + 1).item.is_spam:  # screenshot a real item
+        page.keyboard.press("2")
+        page.keyboard.press("Enter")
+        done += 1
+        page.locator(".progress-text", has_text=f"{done} of").wait_for()
+    page.keyboard.press("2")
+    page.keyboard.press("1")  # single label: 1 replaces 2
+    assert page.locator("#label-1").is_checked() and not page.locator("#label-2").is_checked()
+    page.locator("main").screenshot(path=str(screenshot_dir / "judgment-correctness.png"))
+    page.keyboard.press("Enter")
+    page.locator(".progress-text", has_text=f"{done + 1} of").wait_for()
+    current = Assignment.objects.get(annotator=annotator, sequence=done + 1)
+    assert Judgment.objects.get(assignment=current).answer == {"labels": ["correct"]}
+
+
+def test_demo_preference_item_by_keyboard(live_server, browser_page, screenshot_dir):
+    from studies.demo_protocols import build_mt_preference
+
+    page = browser_page
+    study = study_import(data=build_mt_preference())
+    annotator = annotators_create(study=study)[0]
+    page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+    page.locator(".progress-text", has_text="0 of").wait_for()
+    assert page.locator(".context, [class*=context]").first.is_visible()
+    done = 0
+    while Assignment.objects.get(annotator=annotator, sequence=done + 1).item.is_spam:  # screenshot a real item
+        page.keyboard.press("i")
+        page.keyboard.press("Enter")
+        done += 1
+        page.locator(".progress-text", has_text=f"{done} of").wait_for()
+    page.keyboard.press("a")
+    page.locator("main").screenshot(path=str(screenshot_dir / "choice-preference.png"))
+    page.keyboard.press("Enter")
+    page.locator(".progress-text", has_text=f"{done + 1} of").wait_for()
+    current = Assignment.objects.get(annotator=annotator, sequence=done + 1)
+    assert Judgment.objects.get(assignment=current).answer == {"choice": {"candidate": ordered_candidates(current)[0].pk}}
