@@ -13,7 +13,7 @@ from django.urls import reverse
 from studies.models import Candidate, Protocol, Study
 
 from . import selectors
-from .models import Annotator, Assignment
+from .models import Annotator, Assignment, AssignmentStatus
 from .rendering import candidate_letter, highlighted_lines
 
 #: Wording and key of the extra answers a choice study may offer.
@@ -57,6 +57,11 @@ def readable_errors(*, study: Study, errors: dict[str, list[str]], letters: dict
     return messages
 
 
+def _pending(annotator: Annotator) -> Assignment | None:
+    """The annotator's unjudged item, if any: it counts towards the total even while they revise another."""
+    return annotator.assignments.filter(status=AssignmentStatus.PENDING).first()
+
+
 def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[str, Any] | None,
                 errors: dict[str, list[str]] | None = None,
                 candidates: list[Candidate] | None = None) -> dict[str, Any]:
@@ -87,7 +92,7 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "annotator": annotator,
         "assignment_id": assignment.public_id,
         "protocol": study.protocol,
-        "is_revision": assignment.status == "done",
+        "is_revision": assignment.status == AssignmentStatus.DONE,
         "show_source": study.show_source,
         "context": list(item.source_context) if study.show_source else list(item.target_context),
         "source": item.source if study.show_source else "",
@@ -99,7 +104,7 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "labels": labels,
         "multi_label": study.multi_label,
         "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
-        "progress": selectors.progress(annotator=annotator, current=assignment),
+        "progress": selectors.progress(annotator=annotator, current=_pending(annotator) or assignment),
         "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
         "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
         "document_unit": study.unit == "document",

@@ -61,6 +61,14 @@
     card.dataset.previousRank = changed.value;
   }
 
+  /* Remember a card's rank just before something may change it (a click, a
+   * key), so the swap above works even if the card was never initialised. */
+  function snapshot(card) {
+    if (!card) return;
+    var c = card.querySelector("input[data-rank]:checked");
+    card.dataset.previousRank = c ? c.value : "";
+  }
+
   function rememberRanks(item) {
     cards(item).forEach(function (card) {
       var c = card.querySelector("input[data-rank]:checked");
@@ -86,6 +94,13 @@
     }
     if (errors) errors.scrollIntoView({ block: "nearest" });
   }
+
+  ["pointerdown", "keydown"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var card = event.target.closest && event.target.closest("[data-item] [data-card]");
+      if (card) snapshot(card);
+    }, true);
+  });
 
   document.addEventListener("change", function (event) {
     var item = event.target.closest && event.target.closest("[data-item]");
@@ -115,6 +130,7 @@
     }
     var input = card && card.querySelector('input[data-rank="' + digit + '"]');
     if (!input) return false;
+    snapshot(card);
     check(input);
     var next = all[all.indexOf(card) + 1];
     if (next) focusCard(next);
@@ -178,13 +194,16 @@
     if (handled) event.preventDefault();
   });
 
+  // After htmx's own DOMContentLoaded handler (its script comes first), so
+  // data-ready also means htmx has wired up the form and the back link.
   document.addEventListener("DOMContentLoaded", function () { init(root()); });
-  document.addEventListener("htmx:afterSettle", function () {
+  // htmx:load fires for content htmx has just put into the page (the new #item).
+  document.addEventListener("htmx:load", function () {
     var item = root();
     if (item && !item.dataset.ready) {
       window.scrollTo(0, 0);
       init(item);
     }
   });
-  if (document.readyState !== "loading") init(root());
+  if (document.readyState === "complete") init(root());
 })();
