@@ -111,6 +111,7 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     page.goto(url)
     assert page.locator("h1", has_text="Pronoun ranking").is_visible()
     assert page.evaluate("document.activeElement.textContent.trim()") == "Start"  # autofocus
+    page.screenshot(path=str(screenshot_dir / "start-desktop.png"), full_page=True)
     page.keyboard.press("Enter")
     wait_progress(page, 0, 3)
 
@@ -160,6 +161,7 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     page.locator("h1", has_text="Thank you").wait_for()
     assert page.url.endswith(f"/a/{annotator.token}/done/")
     assert page.locator("#completion-code").inner_text() == "C1A2B3"
+    page.screenshot(path=str(screenshot_dir / "done-desktop.png"), full_page=True)
 
     history = list(Judgment.objects.filter(assignment=second).order_by("revision"))
     assert [(j.revision, j.is_current) for j in history] == [(1, False), (2, True)]
