@@ -154,6 +154,11 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     wait_progress(page, 2, 3)
     third = Assignment.objects.get(annotator=annotator, sequence=3)
     assert page.url.endswith(f"/item/{third.public_id}/")
+    focused_card = "document.activeElement.closest('[data-card]').dataset.letter"
+    page.keyboard.press("Tab")  # Tab also moves card to card (one stop per card)
+    assert page.evaluate(focused_card) == "b"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(focused_card) == "a"
     page.keyboard.press("1")
     page.keyboard.press("2")
     page.keyboard.press("3")
