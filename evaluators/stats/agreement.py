@@ -401,8 +401,11 @@ def _coef(
         se = 0.0
     out["se"] = se
     tq = float(stats.t.ppf(1 - (1 - _CONFIDENCE) / 2, n - 1))
-    out["ci_low"] = float(min(1.0, max(lower, value - tq * se)))
-    out["ci_high"] = float(min(1.0, max(lower, value + tq * se)))
+    # clip to [lower, 1] as R caps at 1; a (small-sample) estimate below the
+    # lower bound, e.g. Fleiss' kappa < -1, keeps an interval that contains it
+    floor = min(lower, value)
+    out["ci_low"] = float(min(1.0, max(floor, value - tq * se)))
+    out["ci_high"] = float(min(1.0, max(floor, value + tq * se)))
     if se == 0.0:
         notes.append("standard error is 0 (no between-item variability); p-value is degenerate")
         out["p_value"] = 0.0 if value > 0 else 1.0

@@ -14,8 +14,10 @@ Methods
   expected-wins reporting in Bojar et al. 2016):
   ``EW(i) = 1/|O_i| * sum_{j in O_i} wins(i,j) / (wins(i,j) + wins(j,i))``,
   ties excluded, ``O_i`` = opponents with at least one decisive comparison;
-* Bradley-Terry (Bradley & Terry 1952) maximum likelihood by Hunter's (2004)
-  MM algorithm, ties ignored; or Davidson (1970) tie model; strengths on the
+* Bradley-Terry (Bradley & Terry 1952) maximum likelihood, ties ignored, or
+  Davidson (1970) tie model, by damped Newton on the concave log-likelihood
+  (the BT fit equals the fixed point of Hunter's (2004) MM algorithm, which
+  is kept as ``_bt_mm`` and checked in the tests); strengths on the
   log scale normalised to mean zero; a symmetric pseudo-count ``prior``
   (default 0.1 virtual win per ordered system pair) guarantees a finite MLE
   when a system never wins or the comparison graph is disconnected;
@@ -148,53 +150,123 @@ def _fit_bt(w: np.ndarray, t: np.ndarray, ties: str, prior: float) -> tuple[np.n
     w = w + prior * off  # pseudo-counts: `prior` virtual wins per ordered pair
     if k == 1:
         return np.zeros((bsz, 1)), (np.zeros(bsz) if ties == "davidson" else None), True
-    p = np.ones((bsz, k))
-    converged = False
     if ties == "ignore":
-        wins = w.sum(axis=2)
-        n = w + np.swapaxes(w, 1, 2)
-        for _ in range(_BT_MAX_ITER):
-            denom = (n / (p[:, :, None] + p[:, None, :])).sum(axis=2)
-            new = wins / denom
-            new /= np.exp(np.log(new).mean(axis=1, keepdims=True))
-            delta = np.max(np.abs(np.log(new) - np.log(p)))
-            p = new
-            if delta < _BT_TOL:
-                converged = True
-                break
-        theta = np.log(p)
-        return theta - theta.mean(axis=1, keepdims=True), None, converged
-    # Davidson (1970): P(i>j) = pi_i / D, P(i=j) = nu sqrt(pi_i pi_j) / D,
-    # D = pi_i + pi_j + nu sqrt(pi_i pi_j); fixed-point ML equations.
+        theta, _, conv = _newton_fit(w, None)
+        return theta, None, conv
+    # Davidson (1970): batches without any tie have nu_hat = 0 and the plain
+    # BT estimate; the others get the three-outcome model.
     t = t * off
-    n = w + np.swapaxes(w, 1, 2) + t
-    score = w.sum(axis=2) + t.sum(axis=2) / 2
-    t_total = t.sum(axis=(1, 2)) / 2
-    nu = np.where(t_total > 0, 0.5, 0.0)
-    for _ in range(_BT_MAX_ITER):
-        sq = np.sqrt(p[:, :, None] * p[:, None, :])
-        dd = p[:, :, None] + p[:, None, :] + nu[:, None, None] * sq
-        ratio = np.sqrt(p[:, None, :] / p[:, :, None])
-        denom = (n * (1 + nu[:, None, None] / 2 * ratio) / dd).sum(axis=2)
-        new = score / denom
+    has = t.sum(axis=(1, 2)) > 0
+    theta = np.zeros((bsz, k))
+    nu = np.zeros(bsz)
+    converged = True
+    if (~has).any():
+        theta[~has], _, c0 = _newton_fit(w[~has], None)
+        converged &= c0
+    if has.any():
+        theta[has], nu[has], c1 = _newton_fit(w[has], t[has])
+        converged &= c1
+    return theta, nu, converged
+
+
+def _bt_mm(w: np.ndarray, max_iter: int = _BT_MAX_ITER) -> tuple[np.ndarray, bool]:
+    """Hunter's (2004) MM iteration for BT (ties ignored), batched.
+
+    ``pi_i <- W_i / sum_j n_ij / (pi_i + pi_j)``; monotone but only linearly
+    convergent (slow for extreme strengths).  Kept as an independent check of
+    :func:`_newton_fit`; ``w`` must already contain any pseudo-counts.
+    """
+    bsz, k, _ = w.shape
+    p = np.ones((bsz, k))
+    wins = w.sum(axis=2)
+    n = w + np.swapaxes(w, 1, 2)
+    for _ in range(max_iter):
+        denom = (n / (p[:, :, None] + p[:, None, :])).sum(axis=2)
+        new = wins / denom
         new /= np.exp(np.log(new).mean(axis=1, keepdims=True))
-        sq = np.sqrt(new[:, :, None] * new[:, None, :])
-        dd = new[:, :, None] + new[:, None, :] + nu[:, None, None] * sq
-        s = (n * sq / dd).sum(axis=(1, 2)) / 2
-        nu_new = np.where(t_total > 0, t_total / np.where(s > 0, s, 1), 0.0)
-        delta = max(float(np.max(np.abs(np.log(new) - np.log(p)))), float(np.max(np.abs(nu_new - nu))))
-        p, nu = new, nu_new
+        delta = np.max(np.abs(np.log(new) - np.log(p)))
+        p = new
+        if delta < _BT_TOL:
+            theta = np.log(p)
+            return theta - theta.mean(axis=1, keepdims=True), True
+    theta = np.log(p)
+    return theta - theta.mean(axis=1, keepdims=True), False
+
+
+def _newton_fit(w: np.ndarray, t: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """BT (``t is None``) or Davidson MLE by damped Newton, batched over B.
+
+    Per unordered pair i<j the outcomes (i wins, j wins[, tie]) have log-odds
+    ``(theta_i, theta_j[, u + (theta_i + theta_j)/2])`` with ``u = log nu``
+    (Bradley & Terry 1952; Davidson 1970): a multinomial logit linear in the
+    parameters, hence a concave log-likelihood.  The gauge is fixed by the
+    penalty ``-(sum theta)^2 / 2`` (leaves the likelihood maximum unchanged,
+    sets mean(theta) = 0).  Step halving guarantees monotone ascent.  ``w``
+    holds the pseudo-counts already; ``t`` is symmetric with zero diagonal.
+    """
+    bsz, k, _ = w.shape
+    iu, ju = np.triu_indices(k, 1)
+    npairs = len(iu)
+    n_out = 2 if t is None else 3
+    n_par = k if t is None else k + 1
+    parts = [w[:, iu, ju], w[:, ju, iu]] + ([] if t is None else [t[:, iu, ju]])
+    cnt = np.stack(parts, axis=2)  # (B, P, outcomes)
+    nn = cnt.sum(axis=2)
+    x = np.zeros((npairs, n_out, n_par))
+    rows = np.arange(npairs)
+    x[rows, 0, iu] = 1.0
+    x[rows, 1, ju] = 1.0
+    if t is not None:
+        x[rows, 2, iu] = 0.5
+        x[rows, 2, ju] = 0.5
+        x[:, 2, k] = 1.0
+
+    def loglik(phi: np.ndarray) -> np.ndarray:
+        eta = np.einsum("pof,bf->bpo", x, phi)
+        m = eta.max(axis=2, keepdims=True)
+        lse = (m + np.log(np.exp(eta - m).sum(axis=2, keepdims=True)))[..., 0]
+        return (cnt * eta).sum(axis=(1, 2)) - (nn * lse).sum(axis=1) - 0.5 * phi[:, :k].sum(axis=1) ** 2
+
+    phi = np.zeros((bsz, n_par))
+    ll = loglik(phi)
+    eye = np.eye(n_par)
+    eye_o = np.eye(n_out)
+    converged = False
+    for _ in range(200):
+        eta = np.einsum("pof,bf->bpo", x, phi)
+        eta -= eta.max(axis=2, keepdims=True)
+        prob = np.exp(eta)
+        prob /= prob.sum(axis=2, keepdims=True)
+        grad = np.einsum("bpo,pof->bf", cnt - nn[..., None] * prob, x)
+        grad[:, :k] -= phi[:, :k].sum(axis=1, keepdims=True)
+        cov = nn[..., None, None] * (prob[..., :, None] * eye_o - prob[..., :, None] * prob[..., None, :])
+        hess = -np.einsum("pof,bpoq,pqg->bfg", x, cov, x)
+        hess[:, :k, :k] -= 1.0
+        hess -= 1e-12 * eye
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]  # Newton: phi - H^-1 g
+        scale = np.ones(bsz)
+        new = phi - step
+        new_ll = loglik(new)
+        for _ in range(40):
+            worse = new_ll < ll - 1e-12 * (1 + np.abs(ll))
+            if not worse.any():
+                break
+            scale = np.where(worse, scale / 2, scale)
+            new = phi - scale[:, None] * step
+            new_ll = loglik(new)
+        delta = float(np.max(np.abs(new - phi)))
+        phi, ll = new, new_ll
         if delta < _BT_TOL:
             converged = True
             break
-    theta = np.log(p)
-    return theta - theta.mean(axis=1, keepdims=True), nu, converged
+    theta = phi[:, :k] - phi[:, :k].mean(axis=1, keepdims=True)
+    return theta, (None if t is None else np.exp(phi[:, k])), converged
 
 
 def _ranks(score: np.ndarray) -> np.ndarray:
     """Rank 1 = best (highest score); ties get the minimum rank; NaN last."""
     s = np.where(np.isnan(score), -np.inf, score)
-    return stats.rankdata(-s, method="min", axis=1)
+    return 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)
 
 
 # --------------------------------------------------------------------------
@@ -261,13 +333,14 @@ def bradley_terry(
     system_b: str = "system_b",
     label: str = "label",
 ) -> dict[str, Any]:
-    """Bradley-Terry strengths (Bradley & Terry 1952) by MM (Hunter 2004).
+    """Bradley-Terry strengths (Bradley & Terry 1952), MLE (= Hunter 2004 MM fixed point).
 
     Model ``P(i beats j) = pi_i / (pi_i + pi_j)``; returns
     ``theta_i = log pi_i - mean_j log pi_j`` (mean zero).  ``ties="ignore"``
     drops ties; ``ties="davidson"`` fits Davidson's (1970) model
     ``P(i ~ j) = nu sqrt(pi_i pi_j) / (pi_i + pi_j + nu sqrt(pi_i pi_j))``
-    and also returns ``nu``.  ``prior`` adds that many virtual wins to every
+    and also returns ``nu``.  Both are fitted by damped Newton on the concave
+    log-likelihood in ``(theta, log nu)``.  ``prior`` adds that many virtual wins to every
     ordered pair of systems (so a system that never wins, or a disconnected
     comparison graph, still gets a finite estimate; shrinks towards 0).
 
@@ -418,7 +491,7 @@ def system_ranking(
     Per system (sorted by rank): ``n`` comparisons, ``wins``, ``ties``,
     ``losses``, ``win_rate`` (= wins / n, ties in the denominator) and CI,
     ``expected_wins`` (Bojar et al. 2016; ties excluded) and CI, ``bt``
-    (Bradley & Terry 1952 via Hunter 2004 MM; Davidson 1970 with
+    (Bradley & Terry 1952 MLE, = Hunter 2004 MM fixed point; Davidson 1970 with
     ``ties="davidson"``) and CI, ``rank`` (1 = best, by ``rank_by``) and
     ``rank_range`` (item-bootstrap percentile range).  With exactly two
     systems, ``sign_test`` holds the exact two-sided sign test (ties

@@ -387,3 +387,25 @@ def test_performance_100k_items_4_raters():
     assert res["n_ratings"] == int((~np.isnan(d)).sum())
     assert 0.4 < res["coefficients"]["gwet_ac1"]["value"] < 0.6
     assert_clean(res)
+
+
+def test_fuzz_small_degenerate_tables_never_crash_or_nan():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, r, q = rng.integers(1, 5), rng.integers(1, 4), rng.integers(1, 4)
+        cats = list("abc")[:q] if rng.random() < 0.5 else [1, 2, 3][:q]
+        vals = rng.choice(np.array(cats, dtype=object), size=(n, r))
+        vals[rng.random((n, r)) < 0.3] = None
+        long = pd.DataFrame([(i, j, vals[i, j]) for i in range(n) for j in range(r)], columns=["item", "rater", "label"])
+        weights = str(rng.choice(["identity", "quadratic", "linear", "ordinal"]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no RuntimeWarning leaks either
+            res = agreement(long, weights=weights, categories=cats if rng.random() < 0.5 else None)
+        assert_clean(res)
+        for c in res["coefficients"].values():
+            if c["value"] is None or c["se"] is None:
+                assert c["note"]
+            if c["ci_low"] is not None:
+                assert c["ci_low"] <= c["value"] + 1e-12 and c["value"] <= c["ci_high"] + 1e-12
+        for p in res["pairwise_cohen_kappa"]:
+            assert (p["value"] is None) == bool(p["note"])

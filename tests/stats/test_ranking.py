@@ -94,6 +94,25 @@ def test_bt_matches_scipy_mle():
         assert [ours["strength"][s] for s in systems] == pytest.approx(th, abs=1e-5)
 
 
+def test_newton_equals_hunter_mm():
+    from evaluators.stats.ranking import _bt_mm, _newton_fit
+
+    rng = np.random.default_rng(8)
+    w = rng.integers(0, 20, size=(50, 5, 5)).astype(float) * (1 - np.eye(5)) + 0.1 * (1 - np.eye(5))
+    th_newton, _, ok = _newton_fit(w, None)
+    th_mm, ok_mm = _bt_mm(w)
+    assert ok and ok_mm
+    np.testing.assert_allclose(th_newton, th_mm, atol=1e-7)
+
+
+def test_ranks_min_method():
+    from evaluators.stats.ranking import _ranks
+
+    got = _ranks(np.array([[0.5, 2.0, 0.5, np.nan, -1.0]]))
+    assert got.tolist() == [[2, 1, 2, 5, 4]]
+    assert got.tolist() == [stats.rankdata([-0.5, -2.0, -0.5, np.inf, 1.0], method="min").astype(int).tolist()]
+
+
 def test_bt_recovers_true_strengths():
     rng = np.random.default_rng(5)
     true = np.array([-1.0, 0.0, 0.5, 0.5])
@@ -257,3 +276,18 @@ def test_performance_20k_items_5_candidates_3_annotators():
     assert elapsed < 20, elapsed
     assert [s["system"] for s in res["systems"]] == ["sys4", "sys3", "sys2", "sys1", "sys0"]
     assert all(s["rank_range"] == [s["rank"], s["rank"]] for s in res["systems"])
+
+
+def test_fuzz_small_tables_json_clean_and_converged():
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        k, n = rng.integers(2, 5), rng.integers(1, 6)
+        systems = [f"s{i}" for i in range(k)]
+        rows = []
+        for _ in range(rng.integers(1, 8)):
+            a, b = sorted(rng.choice(systems, 2, replace=False))
+            rows.append((int(rng.integers(0, n)), a, b, str(rng.choice([a, b, "tie"]))))
+        for ties in ("ignore", "davidson"):
+            res = system_ranking(make_pairs(rows), n_boot=30, ties=ties)
+            json.dumps(res, allow_nan=False)
+            assert res["bt_converged"]
