@@ -173,6 +173,9 @@ def _clean(values: pd.Series) -> pd.Series:
 def derive_categories(labels: Iterable[Any]) -> list:
     """Sorted unique non-missing labels, as JSON-able Python values.
 
+    The default category set of Gwet's (2014) R package (``categ.labels``
+    unset): only observed categories; missing labels are ignored.
+
     If every non-missing label is a number or a numeric string the labels
     are treated as numbers and sorted numerically (``2 < 10``) and returned
     as ints (all integral) or floats; otherwise labels are compared as
@@ -351,6 +354,10 @@ def long_to_wide(
     duplicates: str = "error",
 ) -> pd.DataFrame:
     """Pivot a long ratings table to the wide ``items x raters`` layout.
+
+    The wide layout is Gwet's (2014) "raw ratings" format used by irrCAC.
+    There are no ties or invalid answers at this level: every non-missing
+    label is a category (resolve them with :mod:`evaluators.stats.ratings`).
 
     Missing labels are dropped first; items/raters left with no rating do not
     appear.  Labels are normalised as in :func:`derive_categories` (numeric

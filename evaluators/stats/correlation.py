@@ -348,7 +348,11 @@ def system_means(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> list[dict[str, Any]]:
-    """Per-system mean score with bootstrap CI (:func:`bootstrap_mean_ci`), sorted by mean."""
+    """Per-system mean score with bootstrap CI (Efron & Tibshirani 1993), sorted by mean.
+
+    Uses :func:`bootstrap_mean_ci` per system (seed + i for the i-th system in
+    sorted order); NaN scores are dropped.  No ties/invalid handling needed.
+    """
     res = []
     for i, (name, grp) in enumerate(df.groupby(system, sort=True)):
         r = bootstrap_mean_ci(grp[score].to_numpy(float), n_boot=n_boot,
