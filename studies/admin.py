@@ -27,9 +27,9 @@ ITEM_PREVIEW = 10
 def _progress_bar(done: int, needed: int) -> str:
     percent = round(100 * done / needed) if needed else 0
     return format_html(
-        '<span title="{}%" style="display:inline-block;width:6rem;height:.7rem;background:#e6e9ef;border-radius:.35rem;'
-        'overflow:hidden;vertical-align:middle"><span style="display:block;height:100%;width:{}%;background:#1d7a46">'
-        '</span></span> {} / {}', percent, percent, done, needed)
+        '<span title="{}% of the judgments needed" style="display:block;width:5rem;height:.6rem;background:#e6e9ef;'
+        'border-radius:.3rem;overflow:hidden"><span style="display:block;height:100%;width:{}%;background:#1d7a46">'
+        '</span></span><span style="white-space:nowrap">{} / {}</span>', percent, percent, done, needed)
 
 
 @admin.action(description=f"Invite {INVITE_COUNT} annotators (shows the links)")
@@ -103,7 +103,7 @@ class StudyAdmin(admin.ModelAdmin):
         url = reverse("admin:annotation_annotator_changelist") + f"?study__id__exact={study.pk}"
         return format_html('<a href="{}">{}</a>', url, study.n_annotators)
 
-    @admin.display(description="progress (done / needed)", ordering="n_done")
+    @admin.display(description="progress", ordering="n_done")
     def progress_column(self, study: Study) -> str:
         return _progress_bar(study.n_done, study.n_needed)
 
