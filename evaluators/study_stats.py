@@ -166,7 +166,7 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
 
 
 # ---------------------------------------------------------------- conversions
-def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
+def _convert(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
     try:
         if protocol == "ranking":
             return rt.ranking_to_pairs(frame, ties=ties, spam=spam, excluded=excluded)
@@ -177,6 +177,34 @@ def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, exclud
         return rt.judgment_to_labels(one, spam=spam, excluded=excluded, unit="item")
     except ValueError as exc:
         raise ReportError(str(exc)) from None
+
+
+def _without_ties(ratings: pd.DataFrame, applied: dict) -> tuple[pd.DataFrame, dict]:
+    """The ``ties="drop"`` conversion derived from the ``ties="keep"`` one.
+
+    Exactly what the converters do with ``ties="drop"`` (remove the units
+    labelled 'tie' last, count them), without converting the judgments a
+    second time -- the conversion is the costly part on a large study.
+    ``tests/test_report_stats.py`` checks the equality.
+    """
+    is_tie = ratings["label"] == rt.TIE
+    out = ratings[~is_tie].reset_index(drop=True)
+    policies = {**applied, "ties": "drop", "dropped_units": {**applied.get("dropped_units", {}), "tie": int(is_tie.sum())},
+                "dropped_judgments": dict(applied.get("dropped_judgments", {})),
+                "n_units_out": int(len(out)), "n_judgments_used": int(out["judgment"].nunique()) if len(out) else 0}
+    return out, policies
+
+
+def _ratings_both(frame: pd.DataFrame, protocol: str, *, spam: str, excluded: str) -> dict[str, tuple[pd.DataFrame, dict]]:
+    """Ratings with ties kept and with ties dropped, keyed by the ``ties`` policy."""
+    keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded)
+    if protocol == "judgment":
+        return {"keep": keep, "drop": keep}
+    return {"keep": keep, "drop": _without_ties(*keep)}
+
+
+def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
+    return _ratings_both(frame, protocol, spam=spam, excluded=excluded)[ties]
 
 
 def _pairs(frame: pd.DataFrame, protocol: str, *, excluded: str) -> pd.DataFrame | None:
@@ -311,7 +339,8 @@ def report_from_frame(
     if protocol not in UNITS:
         raise ReportError(f"unknown protocol {protocol!r}")
     notes: list[str] = []
-    ratings, applied = _ratings(frame, protocol, ties=ties, spam=spam, excluded=excluded)
+    both = _ratings_both(frame, protocol, spam=spam, excluded=excluded)
+    ratings, applied = both[ties]
     report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
     try:
         report.update(_agreement(ratings, weights))
@@ -332,7 +361,7 @@ def report_from_frame(
         report[other_key] = None
         notes.append("judgment studies have no ties: the with/without-ties variants coincide")
     else:
-        other_ratings, _ = _ratings(frame, protocol, ties=other, spam=spam, excluded=excluded)
+        other_ratings, _ = both[other]
         report[other_key] = _agreement(other_ratings, weights)
 
     outcomes = outcome_counts(frame, protocol)
@@ -352,7 +381,11 @@ def report_from_frame(
     report["control"] = _control(outcomes, excluded) if protocol != "judgment" else None
     if report["control"] is None and protocol != "judgment":
         notes.append("no real item shows a hidden reference: no control figure")
-    report["ranking"] = _ranking(_pairs(frame, protocol, excluded=excluded), protocol,
+    if protocol == "ranking" and spam == "drop":
+        pairs = both["keep"][0]  # the same conversion: real items, ties kept
+    else:
+        pairs = _pairs(frame, protocol, excluded=excluded)
+    report["ranking"] = _ranking(pairs, protocol,
                                  seed=seed, n_boot=n_boot, notes=notes)
     report["methods"] = METHODS
     report["notes"] = notes
@@ -396,7 +429,7 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
             errors[name] = [f"{value!r} is not one of {', '.join(choices)}."]
         else:
             options[name] = value
-    for name, key, low, high in (("seed", "seed", 0, 2**32 - 1), ("bootstrap", "n_boot", 0, 100_000)):
+    for name, key, low, high in (("seed", "seed", 0, 2**32 - 1), ("bootstrap", "n_boot", 1, 100_000)):
         value = (params.get(name) or "").strip()
         if not value:
             continue

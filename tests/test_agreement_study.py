@@ -166,4 +166,4 @@ def test_export_mixing_studies(tmp_path):
 
 def test_negative_bootstrap(ranked):
     with pytest.raises(CommandError, match="--bootstrap"):
-        call_command("agreement", ranked.slug, bootstrap=-1, stdout=StringIO())
+        call_command("agreement", ranked.slug, bootstrap=0, stdout=StringIO())

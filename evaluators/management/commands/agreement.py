@@ -57,8 +57,8 @@ class Command(BaseCommand):
         modes = [m for m in ("slug", "ratings", "judgments") if opts.get(m)]
         if len(modes) != 1:
             raise CommandError("Give exactly one of: a study SLUG, --ratings FILE, or --judgments FILE.")
-        if opts["bootstrap"] < 0:
-            raise CommandError("--bootstrap must be 0 or more.")
+        if not 1 <= opts["bootstrap"] <= 100_000:
+            raise CommandError("--bootstrap must be between 1 and 100000.")
         mode = modes[0]
         if mode == "ratings":
             result = self._ratings(opts)
