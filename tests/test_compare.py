@@ -150,3 +150,46 @@ def test_compare_command_json_and_errors(study):
         call_command("compare", "nope", "--json")
     with pytest.raises(CommandError, match="available: oracle, reversed"):
         call_command("compare", study.slug, "--evaluator", "bleu")
+
+
+def test_choice_study_connective_preference():
+    """DiP A.4-like: reference vs one system; a model that always prefers the reference."""
+    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from tests.factories import make_study
+
+    study = make_study(slug="cmp-choice", protocol="choice", n_items=6, n_candidates=2,
+                       settings={"options": ["neither", "invalid"], "redundancy": 3})
+    for annotator in annotators_create(study=study, count=3):
+        while (assignment := assignment_next(annotator=annotator)) is not None:
+            cands = {c.system: c for c in assignment.item.candidates.all()}
+            i = int(assignment.item.external_id.split("-")[1])
+            pick = "reference" if i < 4 else "sys1"
+            if i == 3 and annotator.sequence == 1:
+                payload = {"choice": "invalid"}  # dropped, the other two still agree
+            else:
+                payload = {"choice": cands[pick].public_id}
+            judgment_submit(assignment=assignment, payload=payload)
+    lines = ["item,system,score"] + [f"ext-{i},{s},{v}" for i in range(6) for s, v in (("reference", 0.9), ("sys1", 0.1))]
+    scores_import(study=study, file_name="m.csv", content="\n".join(lines), name="model", higher_is_better=True)
+    r = study_comparison(study=study, n_boot=50)
+    il = by_name(r)["model"]["item_level"]
+    assert il["n"] == 6 and il["accuracy"] == pytest.approx(4 / 6)
+    # 11 reference preferences (one invalid dropped) concordant, 6 sys1 preferences discordant
+    assert il["kendall"]["concordant"] == 11 and il["kendall"]["discordant"] == 6
+    assert il["kendall_tau"] == pytest.approx((11 - 6) / 17)
+    assert by_name(r)["model"]["system_score"] == "dip_eq1"
+    assert by_name(r)["model"]["systems"]["sys1"]["dip_eq1"] == pytest.approx(6 * 0.8)
+    assert r["human"]["systems"] == {} and any("no pairwise judgments between non-reference" in n for n in r["notes"])
+    assert by_name(r)["model"]["system_level"] is None and r["williams"] == []
+
+
+def test_judgment_protocol_reports_system_scores_only():
+    judgments = pd.DataFrame({"judgment": ["j1"], "item": ["1"], "annotator": ["h"], "system": ["x"],
+                              "label": ["correct"], "is_reference": [False]})
+    scores = pd.DataFrame({"evaluator": ["m", "m"], "item": ["1", "1"], "system": ["x", "y"], "score": [0.2, 0.4]})
+    r = compare_frames(judgments, scores, protocol="judgment", evaluators=[{"name": "m", "higher_is_better": False}])
+    m = r["evaluators"][0]
+    assert m["item_level"] is None and m["system_level"] is None
+    assert m["systems"] == {"x": {"mean": 0.2, "n": 1, "score": 0.2, "rank": 1},
+                            "y": {"mean": 0.4, "n": 1, "score": 0.4, "rank": 2}}
+    assert any("gives no pairwise preferences" in n for n in r["notes"])

@@ -118,3 +118,13 @@ def test_api_is_staff_only(study):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     assert api.get(url).status_code == 403
+
+
+def test_admin_lists_evaluators_read_only(study):
+    admin_user = User.objects.create_superuser("root", password="pw")
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get("/admin/evaluators/evaluator/")
+    assert page.status_code == 200 and "oracle" in page.content.decode()
+    assert client.get("/admin/evaluators/evaluator/add/").status_code == 403
+    assert client.get("/admin/evaluators/metricscore/").status_code == 200

@@ -1,0 +1,42 @@
+"""Admin for evaluators and their scores: browse and delete; scores are written by `evaluate`/`import_scores`."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+
+from .models import Evaluator, MetricScore
+
+
+@admin.register(Evaluator)
+class EvaluatorAdmin(admin.ModelAdmin):
+    list_display = ("name", "study", "kind", "higher_is_better", "n_scores", "updated_at")
+    list_filter = ("kind", "higher_is_better", "study")
+    search_fields = ("name", "study__slug", "description")
+    readonly_fields = ("study", "name", "kind", "higher_is_better", "created_at", "updated_at")
+    fields = ("study", "name", "kind", "higher_is_better", "description", "created_at", "updated_at")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("study").annotate(_n=Count("scores"))
+
+    @admin.display(description="scores", ordering="_n")
+    def n_scores(self, obj: Evaluator) -> int:
+        return obj._n  # type: ignore[attr-defined]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # scores come from `evaluate` or `import_scores`, never typed in
+
+
+@admin.register(MetricScore)
+class MetricScoreAdmin(admin.ModelAdmin):
+    list_display = ("evaluator", "item", "system", "score", "document")
+    list_filter = ("evaluator__study", "evaluator__name")
+    search_fields = ("item__external_id", "system", "evaluator__name")
+    list_select_related = ("evaluator", "evaluator__study", "item")
+    readonly_fields = ("evaluator", "item", "system", "score", "document")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: MetricScore | None = None) -> bool:
+        return False
