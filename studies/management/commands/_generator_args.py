@@ -1,6 +1,8 @@
 """Arguments and output shared by the study-generator commands."""
 from __future__ import annotations
 
+import json
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from studies.generators import Generated, generated_import
@@ -17,15 +19,13 @@ def add_common_arguments(parser: CommandParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="Print the generated study file; store nothing.")
 
 
-def finish(command: BaseCommand, source: str, build) -> None:
+def finish(command: BaseCommand, source: str, build, *, dry_run: bool) -> None:
     """Build, then print the study file (--dry-run) or store it and print the slug; errors name item and field."""
-    import json
-
     try:
         generated: Generated = build()
         for where, why in generated.skipped.items():
             command.stderr.write(f"skipped {where}: {why}")
-        if command._dry_run:
+        if dry_run:
             command.stdout.write(json.dumps(generated.data, indent=2, ensure_ascii=False))
             return
         study = generated_import(generated=generated)

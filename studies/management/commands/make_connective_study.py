@@ -20,8 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-highlight", action="store_true", help="Do not highlight the connective in the reference.")
 
     def handle(self, *args, **options) -> None:
-        self._dry_run = options["dry_run"]
         finish(self, options["source"], lambda: connective_study(
             items=source_items(options["source"]), slug=options["slug"], title=options["title"],
             system=options["system"], skip_unmarked=options["skip_unmarked"], redundancy=options["redundancy"],
-            spam_rate=options["spam_rate"], seed=options["seed"], highlight=not options["no_highlight"]))
+            spam_rate=options["spam_rate"], seed=options["seed"], highlight=not options["no_highlight"]), dry_run=options["dry_run"])

@@ -17,8 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-source", action="store_true", help="Monolingual: show target context, not the source.")
 
     def handle(self, *args, **options) -> None:
-        self._dry_run = options["dry_run"]
         finish(self, options["source"], lambda: contrastive_study(
             items=source_items(options["source"]), slug=options["slug"], title=options["title"],
             redundancy=options["redundancy"], spam_rate=options["spam_rate"], seed=options["seed"],
-            show_source=not options["no_source"]))
+            show_source=not options["no_source"]), dry_run=options["dry_run"])
