@@ -34,8 +34,8 @@ Method (docs/evaluators.md has the long form)
   (:func:`~evaluators.stats.correlation.dip_scores`).  Rank 1 = best, equal
   scores share the smaller rank.  Reference systems are not ranked.
 * **Human system score**: expected wins (Koehn 2012; Bojar et al. 2016) by
-  default, from the pairs between non-reference systems
-  (:func:`~evaluators.stats.ranking.system_ranking`).
+  default, from all human pairs — the reference counts as an opponent but is
+  not ranked (:func:`~evaluators.stats.ranking.system_ranking`).
 * **Item level**: for each human unit (item, system pair) that the evaluator
   scored on both sides, the evaluator's implied label is the system with the
   higher oriented score, ``tie`` when equal.  AC1 (Gwet 2008) between the
@@ -118,23 +118,33 @@ def human_pairs(judgments: pd.DataFrame, protocol: str) -> tuple[pd.DataFrame | 
 
 def _human_systems(pairs: pd.DataFrame, references: set[str], *, score: str, n_boot: int,
                    seed: int) -> tuple[dict[str, Any], list[str]]:
+    """Human system scores from ALL pairs (the reference is an opponent like any other), reported and
+    ranked for the non-reference systems only.
+
+    Keeping the reference as an opponent makes studies where every system is only ever compared with
+    the reference (DiP's connective study, reference-vs-system preferences) still yield a system score:
+    how often each system beats the reference.
+    """
     notes: list[str] = []
-    sys_pairs = pairs[~pairs["system_a"].isin(references) & ~pairs["system_b"].isin(references)]
+    ranking = system_ranking(pairs, seed=seed, n_boot=max(n_boot, 1), rank_by=score)
     if references:
-        notes.append(f"human system scores use the pairs between non-reference systems only "
-                     f"({len(pairs) - len(sys_pairs)} pairs with the reference {sorted(references)} left out)")
-    if sys_pairs.empty:
-        notes.append("no pairwise judgments between non-reference systems: no human system ranking")
-        return {"score": score, "systems": {}, "n_pairs": 0, "n_items": 0}, notes
-    ranking = system_ranking(sys_pairs, seed=seed, n_boot=max(n_boot, 1), rank_by=score)
+        notes.append(f"human system scores count the reference {sorted(references)} as an opponent; "
+                     "it is not itself ranked")
     systems = {}
     for row in ranking["systems"]:
+        if row["system"] in references:
+            continue
         systems[row["system"]] = {
-            "score": _num(row[score]), "rank": row["rank"], "expected_wins": _num(row["expected_wins"]),
+            "score": _num(row[score]), "expected_wins": _num(row["expected_wins"]),
             "win_rate": _num(row["win_rate"]), "bt": _num(row["bt"]), "n": row["n"], "wins": row["wins"],
             "ties": row["ties"], "losses": row["losses"],
             "score_ci": [_num(v) for v in row[f"{score}_ci" if score != "bt" else "bt_ci"]],
         }
+    ranks = _ranks({s: v["score"] for s, v in systems.items()}, True)
+    for system, entry in systems.items():
+        entry["rank"] = ranks[system]
+    if not systems:
+        notes.append("no non-reference system was compared: no human system ranking")
     return {"score": score, "systems": systems, "n_pairs": ranking["n_pairs"], "n_items": ranking["n_items"]}, notes
 
 
@@ -203,7 +213,8 @@ def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Any]:
                            "kendall_tau": None, "kendall": None, "ac1_with_humans": _coefficient(None),
                            "human_ac1": _coefficient(None)}
     if usable.empty:
-        out["note"] = "the evaluator scored no pair of candidates the humans compared"
+        out["note"] = ("the evaluator scored no pair of candidates the humans compared (reference-based metrics "
+                       "never score the reference, so comparisons with the reference need imported reference scores)")
         return out
     majority = _majority(usable[["item", "label"]])
     out["n_no_majority"] = int(usable["item"].nunique() - len(majority))

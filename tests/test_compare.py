@@ -179,8 +179,13 @@ def test_choice_study_connective_preference():
     assert il["kendall_tau"] == pytest.approx((11 - 6) / 17)
     assert by_name(r)["model"]["system_score"] == "dip_eq1"
     assert by_name(r)["model"]["systems"]["sys1"]["dip_eq1"] == pytest.approx(6 * 0.8)
-    assert r["human"]["systems"] == {} and any("no pairwise judgments between non-reference" in n for n in r["notes"])
-    assert by_name(r)["model"]["system_level"] is None and r["williams"] == []
+    # the reference is an opponent, not a ranked system: sys1 beat it in 6 of 17 decisive comparisons
+    assert list(r["human"]["systems"]) == ["sys1"]
+    assert r["human"]["systems"]["sys1"]["expected_wins"] == pytest.approx(6 / 17)
+    assert r["human"]["systems"]["sys1"]["rank"] == 1 and r["n_systems"] == 1
+    pearson = by_name(r)["model"]["system_level"]["pearson"]
+    assert pearson["value"] is None and pearson["note"] == "need at least 3 systems"
+    assert r["williams"] == []
 
 
 def test_judgment_protocol_reports_system_scores_only():
