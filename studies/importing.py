@@ -25,6 +25,7 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "target_context",
                "candidates", "metadata"}
 CANDIDATE_FIELDS = {"system", "text", "is_reference", "highlights"}
+RESERVED_SLUGS = {"import"}  # /studies/import/ is a page, not a study
 ORDER_KEY_MODULUS = 2_147_483_647  # a prime: keys live in [0, p) for the per-annotator affine shuffle
 
 
@@ -89,6 +90,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         from django.utils.text import slugify
         if slugify(slug) != slug:
             errors.append(f"slug: {slug!r} must contain only lowercase letters, digits, hyphens and underscores")
+        elif slug in RESERVED_SLUGS:
+            errors.append(f"slug: {slug!r} is reserved (it names a page); choose another")
         elif Study.objects.filter(slug=slug).exists():
             errors.append(f"slug: a study {slug!r} already exists")
     protocol = data.get("protocol")
