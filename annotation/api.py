@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from . import selectors, services
+from .serializers import AssignmentOut, ErrorsOut, JudgmentIn, JudgmentOut
 from .models import Annotator
 
 
@@ -35,7 +36,8 @@ class AnnotatorAPIView(APIView):
 
 
 class NextAssignmentAPI(AnnotatorAPIView):
-    @extend_schema(summary="The annotator's current item (204 when nothing is left)")
+    @extend_schema(summary="The annotator's current item (204 when nothing is left)",
+                   responses={200: AssignmentOut, 204: None})
     def get(self, request: Request) -> Response:
         annotator = _annotator(request)
         assignment = services.assignment_next(annotator=annotator)
@@ -51,7 +53,8 @@ class NextAssignmentAPI(AnnotatorAPIView):
 
 
 class JudgmentSubmitAPI(AnnotatorAPIView):
-    @extend_schema(summary="Submit (or revise) the answer to an assignment")
+    @extend_schema(summary="Submit (or revise) the answer to an assignment", request=JudgmentIn,
+                   responses={201: JudgmentOut, 200: JudgmentOut, 400: ErrorsOut, 404: ErrorsOut})
     def post(self, request: Request, assignment: str) -> Response:
         annotator = _annotator(request)
         found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)

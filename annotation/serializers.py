@@ -1,0 +1,60 @@
+"""Shapes of the annotation API, for the OpenAPI schema.
+
+Validation itself lives in ``services.judgment_validate`` (shared with the
+pages); these serializers describe the contract of INTERFACES.md.
+"""
+from rest_framework import serializers
+
+
+class CandidateOut(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque candidate id.")
+    text = serializers.CharField()
+    highlights = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()),
+                                       help_text="Character spans [start, end) to mark.")
+
+
+class ContextOut(serializers.Serializer):
+    source = serializers.ListField(child=serializers.CharField())
+    target = serializers.ListField(child=serializers.CharField())
+
+
+class ProgressOut(serializers.Serializer):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class AssignmentOut(serializers.Serializer):
+    assignment = serializers.CharField(help_text="Opaque assignment id.")
+    protocol = serializers.ChoiceField(choices=["ranking", "choice", "judgment"])
+    unit = serializers.ChoiceField(choices=["sentence", "document"])
+    question = serializers.CharField()
+    allow_ties = serializers.BooleanField()
+    options = serializers.ListField(child=serializers.CharField())
+    labels = serializers.ListField(child=serializers.CharField())
+    multi_label = serializers.BooleanField()
+    context = ContextOut()
+    source = serializers.CharField(allow_null=True)
+    candidates = CandidateOut(many=True)
+    progress = ProgressOut()
+    answer = serializers.JSONField(allow_null=True, help_text="The current answer when revising, else null.")
+
+
+class JudgmentIn(serializers.Serializer):
+    ranks = serializers.DictField(child=serializers.IntegerField(), required=False,
+                                  help_text="Ranking: candidate id → rank (1 = best).")
+    choice = serializers.CharField(required=False, help_text="Choice: a candidate id, or neither / tie / invalid.")
+    label = serializers.CharField(required=False, help_text="Judgment: one label.")
+    labels = serializers.ListField(child=serializers.CharField(), required=False,
+                                   help_text="Judgment with several labels.")
+    client_started_at = serializers.DateTimeField(required=False)
+    client_submitted_at = serializers.DateTimeField(required=False)
+
+
+class JudgmentOut(serializers.Serializer):
+    judgment = serializers.CharField(help_text="Opaque judgment id (the same for an identical resubmission).")
+    revision = serializers.IntegerField()
+
+
+class ErrorsOut(serializers.Serializer):
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="Field name → messages.")
