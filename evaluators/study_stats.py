@@ -400,11 +400,31 @@ def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **opt
     return report_from_frame(frame, study=slug, protocol=protocol, **options)
 
 
+#: The export columns a report reads (``stats_frame``); the others (times, screen positions) never matter.
+REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_spam", "excluded", "phenomenon",
+                  "rank", "choice", "label", "judgment", "protocol", "is_current")
+
+
+def study_export_frame(study: Any) -> pd.DataFrame:
+    """The study's export (``studies.export.judgment_rows``, the source of every export) as a frame.
+
+    Only :data:`REPORT_COLUMNS`, collected column-wise: the same values as
+    ``judgments_frame`` without holding every row's dict at once, which
+    keeps a large study's report within a few hundred MB.
+    """
+    from studies.export import judgment_rows
+
+    columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
+    appenders = [(columns[c].append, c) for c in REPORT_COLUMNS]
+    for row in judgment_rows(study):
+        for append, c in appenders:
+            append(row[c])
+    return pd.DataFrame(columns, columns=list(REPORT_COLUMNS))
+
+
 def study_report(study: Any, **options: Any) -> dict:
     """The report of a stored study: its export frame through :func:`report_from_frame`."""
-    from studies.export import judgments_frame
-
-    frame, _, _ = stats_frame(judgments_frame(study), source=f"study {study.slug}")
+    frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
     return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
 
 
@@ -452,10 +472,8 @@ def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", exclude
     ``agreement --ratings`` on it with ``--item item --rater rater --label label``
     gives the report's top-level coefficients again.
     """
-    from studies.export import judgments_frame
-
     _check_policies({"ties": ties, "spam": spam, "excluded": excluded})
-    frame, _, _ = stats_frame(judgments_frame(study), source=f"study {study.slug}")
+    frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
     if frame.empty:
         return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
     ratings, _ = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)

@@ -167,3 +167,16 @@ def test_export_mixing_studies(tmp_path):
 def test_negative_bootstrap(ranked):
     with pytest.raises(CommandError, match="--bootstrap"):
         call_command("agreement", ranked.slug, bootstrap=0, stdout=StringIO())
+
+
+def test_report_frame_is_the_export_frame(ranked):
+    """The lean column-wise frame the report reads equals the export's judgments_frame."""
+    import pandas as pd
+
+    from evaluators.study_stats import stats_frame, study_export_frame
+    from studies.export import judgments_frame
+
+    lean, slug, protocol = stats_frame(study_export_frame(ranked))
+    full, _, _ = stats_frame(judgments_frame(ranked))
+    pd.testing.assert_frame_equal(lean, full)
+    assert (slug, protocol) == ("rk", "ranking") and len(lean) == ranked.items.count() * 3 * 3

@@ -92,11 +92,14 @@ def test_a_new_judgment_shows_at_once(api, study, staff):
     """The cached report must not outlive a change of the data."""
     api.force_login(staff)
     first = api.get(url(study.slug)).json()
-    # a real item on which the reference was ranked first (alone or tied)
+    # a real item on which the reference was ranked first, alone
+    def reference_first(j: Judgment) -> bool:
+        ranks = dict(j.answer["ranks"])
+        ref = ranks.pop(str(j.assignment.item.candidates.get(is_reference=True).pk))
+        return ref < min(ranks.values())
+
     judgment = next(j for j in Judgment.objects.filter(assignment__annotator__study=study, is_current=True,
-                                                      assignment__item__is_spam=False)
-                    if min(j.answer["ranks"].values()) == j.answer["ranks"][str(
-                        j.assignment.item.candidates.get(is_reference=True).pk)])
+                                                      assignment__item__is_spam=False) if reference_first(j))
     assignment = judgment.assignment
     cands = list(assignment.item.candidates.order_by("position"))  # the reference first
     judgment_submit(assignment=assignment, payload={"ranks": {c.public_id: len(cands) - k for k, c in enumerate(cands)}})
