@@ -176,3 +176,20 @@ def test_names_are_escaped(staff_client):
     html = page(staff_client, study.slug).content.decode()
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_judgment_study_page(staff_client):
+    from annotation.services import annotators_create
+    from tests.factories import make_study
+    from tests.report_study import answer_all
+
+    study = make_study(slug="page-jd", protocol="judgment", n_items=10, n_candidates=1, phenomena=("a", "b"),
+                       settings={"labels": ["correct", "incorrect"], "redundancy": 2})
+    answer_all(study, annotators_create(study=study, count=2))
+    resp = page(staff_client, study.slug)
+    assert resp.status_code == 200
+    html = resp.content.decode()
+    report = command_json(study.slug)
+    assert_page_matches(html, report)
+    assert "no ties in this protocol" in html and "coefficients/cohen_kappa/value" in shown_numbers(html)
+    assert report["ranking"] is None and "No system ranking" in html
