@@ -48,7 +48,7 @@ class NextAssignmentAPI(AnnotatorAPIView):
         candidates = list(assignment.item.candidates.all())
         data = selectors.assignment_payload(
             assignment=assignment, candidates=candidates,
-            progress_data=selectors.progress(annotator=annotator, current=assignment))
+            progress_data=selectors.progress(annotator=annotator))
         return Response(data)
 
 

@@ -57,11 +57,6 @@ def readable_errors(*, study: Study, errors: dict[str, list[str]], letters: dict
     return messages
 
 
-def _pending(annotator: Annotator) -> Assignment | None:
-    """The annotator's unjudged item, if any: it counts towards the total even while they revise another."""
-    return annotator.assignments.filter(status=AssignmentStatus.PENDING).first()
-
-
 def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[str, Any] | None,
                 errors: dict[str, list[str]] | None = None,
                 candidates: list[Candidate] | None = None) -> dict[str, Any]:
@@ -104,7 +99,7 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "labels": labels,
         "multi_label": study.multi_label,
         "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
-        "progress": selectors.progress(annotator=annotator, current=_pending(annotator) or assignment),
+        "progress": selectors.progress(annotator=annotator),
         "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
         "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
         "document_unit": study.unit == "document",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef
 
 from studies.models import Candidate, Item, Study
 
@@ -40,19 +40,21 @@ def assignment_following(*, annotator: Annotator, after: Assignment) -> Assignme
             .order_by("sequence").first())
 
 
-def progress(*, annotator: Annotator, current: Assignment | None = None) -> dict[str, int]:
+def progress(*, annotator: Annotator) -> dict[str, int]:
     """{"done": judged items, "total": what this annotator can expect to judge in all}.
 
-    The total is what they have judged plus what is still open to them (capped by
+    The total is what they have judged, plus their unjudged item (also while they
+    go back to revise an earlier one), plus what is still open to them (capped by
     the study's ``items_per_annotator``), so it can shrink while other
-    annotators take the last slots of some items.
+    annotators take the last slots of some items. Two queries.
     """
     study: Study = annotator.study
-    done = annotator.assignments.filter(status=AssignmentStatus.DONE).count()
+    counts = dict(annotator.assignments.values_list("status").annotate(n=Count("pk")).order_by())
+    done = counts.get(AssignmentStatus.DONE, 0)
+    pending = counts.get(AssignmentStatus.PENDING, 0)
     mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
     open_to_me = (Item.objects.filter(study=study, n_assigned__lt=study.redundancy)
                   .filter(~Exists(mine)).count())
-    pending = 1 if current is not None and current.status == AssignmentStatus.PENDING else 0
     total = done + pending + open_to_me
     if study.items_per_annotator:
         total = min(total, study.items_per_annotator)

@@ -8,7 +8,8 @@ the next item's fragment from the same template. Answers go through
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import wraps
+from typing import Any, Callable
 from urllib.parse import urlencode
 
 from django.db import IntegrityError
@@ -61,6 +62,23 @@ def _unavailable(request: HttpRequest, annotator: Annotator) -> HttpResponse | N
     return None
 
 
+def annotator_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Resolve the link's token to an annotator who may judge; else the polite 404 or refusal page.
+
+    The wrapped view receives the annotator instead of the token.
+    """
+    @wraps(view)
+    def wrapper(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        annotator = selectors.annotator_by_token(token)
+        if annotator is None:
+            return _unknown_link(request)
+        refusal = _unavailable(request, annotator)
+        if refusal is not None:
+            return refusal
+        return view(request, annotator, *args, **kwargs)
+    return wrapper
+
+
 def _item_url(annotator: Annotator, assignment: Assignment) -> str:
     return reverse("annotation:item-detail", args=[annotator.token, assignment.public_id])
 
@@ -88,14 +106,9 @@ def _show(request: HttpRequest, annotator: Annotator, assignment: Assignment,
 # --- pages --------------------------------------------------------------------
 
 @require_GET
-def start(request: HttpRequest, token: str) -> HttpResponse:
+@annotator_required
+def start(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     """Instructions, keyboard help and the Start/Continue button."""
-    annotator = selectors.annotator_by_token(token)
-    if annotator is None:
-        return _unknown_link(request)
-    refusal = _unavailable(request, annotator)
-    if refusal is not None:
-        return refusal
     services.annotator_instructions_seen(annotator=annotator)
     study = annotator.study
     context = {
@@ -112,29 +125,19 @@ def start(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_GET
-def item_current(request: HttpRequest, token: str) -> HttpResponse:
+@annotator_required
+def item_current(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     """Where the Start button leads: the current item, or the completion page when nothing is left."""
-    annotator = selectors.annotator_by_token(token)
-    if annotator is None:
-        return _unknown_link(request)
-    refusal = _unavailable(request, annotator)
-    if refusal is not None:
-        return refusal
     assignment = services.assignment_next(annotator=annotator)
     if assignment is None:
-        return redirect("annotation:done", token=token)
+        return redirect("annotation:done", token=annotator.token)
     return redirect(_item_url(annotator, assignment))
 
 
 @require_http_methods(["GET", "POST"])
-def item_detail(request: HttpRequest, token: str, assignment: str) -> HttpResponse:
+@annotator_required
+def item_detail(request: HttpRequest, annotator: Annotator, assignment: str) -> HttpResponse:
     """One of the annotator's items: GET shows it (pre-filled when judged), POST stores the answer."""
-    annotator = selectors.annotator_by_token(token)
-    if annotator is None:
-        return _unknown_link(request)
-    refusal = _unavailable(request, annotator)
-    if refusal is not None:
-        return refusal
     found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
     if found is None:
         return _message(request, status=404, title="Item not found", study_title=annotator.study.title,

@@ -155,3 +155,13 @@ def test_query_counts_do_not_grow_with_study_size(n_items):
         assert rank_all(client, data).status_code == 201
     assert len(next_q) <= 12, [q["sql"] for q in next_q]
     assert len(submit_q) <= 10, [q["sql"] for q in submit_q]
+
+
+def test_progress_counts_the_unjudged_item_while_revising_an_earlier_one():
+    from annotation.selectors import progress
+    study = make_study(slug="prog", n_items=4, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    client = annotator_client(annotator)
+    assert rank_all(client, client.get("/api/v1/annotate/next").json()).status_code == 201
+    client.get("/api/v1/annotate/next")  # second item handed out, not judged
+    assert progress(annotator=annotator) == {"done": 1, "total": 4}
