@@ -1,0 +1,28 @@
+"""The comparison page is reachable from the study page and the agreement report."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from tests.compare_study import compare_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff() -> Client:
+    client = Client()
+    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True))
+    return client
+
+
+@pytest.mark.parametrize("page", ["studies:detail", "evaluators:report"])
+def test_page_links_to_the_comparison(staff, page):
+    study = compare_study(slug="links", n_items=4, n_annotators=2)
+    response = staff.get(reverse(page, args=[study.slug]))
+    assert response.status_code == 200
+    target = reverse("compare-report", args=[study.slug])
+    assert f'href="{target}"' in response.content.decode()
+    assert staff.get(target, {"bootstrap": 20}).status_code == 200
