@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .agreement import is_missing_label
+from .coding import is_missing_label
 
 __all__ = [
     "JUDGMENT_COLUMNS",
