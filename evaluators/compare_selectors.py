@@ -12,9 +12,10 @@ import pandas as pd
 from django.core.cache import cache
 
 from studies.export import judgments_frame
-from studies.models import Candidate, Study
+from studies.models import Candidate, Item, Study
 
 from .comparison import compare_frames
+from .comparison_contrastive import METADATA_KEYS
 from .models import Evaluator, MetricScore
 
 SCORE_FRAME_COLUMNS = ["evaluator", "higher_is_better", "item", "system", "score", "document", "is_reference",
@@ -43,6 +44,22 @@ def scores_frame(*, study: Study) -> pd.DataFrame:
     return frame.astype({"score": float, "is_reference": bool, "is_spam_item": bool, "higher_is_better": bool})
 
 
+def items_frame(*, study: Study) -> pd.DataFrame:
+    """The study's real (non-spam) items: ``item`` (study-file id), ``document``, ``phenomenon`` and the
+    metadata keys the contrastive breakdown reads (``pronoun``, ``antecedent_distance``; None when absent)."""
+    rows = (Item.objects.filter(study=study, is_spam=False).order_by("pk")
+            .values_list("external_id", "document_id", "phenomenon", "metadata"))
+    records = [(ext, doc or "", phen or "", *((meta or {}).get(k) if isinstance(meta, dict) else None
+                                              for k in METADATA_KEYS))
+               for ext, doc, phen, meta in rows.iterator(chunk_size=5000)]
+    return pd.DataFrame.from_records(records, columns=["item", "document", "phenomenon", *METADATA_KEYS])
+
+
+def candidate_systems(*, study: Study) -> list[str]:
+    """Every system with a candidate in the study (to recognise contrastive variants before any score)."""
+    return sorted(set(Candidate.objects.filter(item__study=study).values_list("system", flat=True).distinct()))
+
+
 def study_comparison(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
                      n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison JSON of ``compare SLUG --json`` for a stored study (optionally some evaluators only)."""
@@ -53,7 +70,8 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
              for e in evaluators]
     scores = scores_frame(study=study)
     result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,
-                            study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed)
+                            study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed,
+                            items=items_frame(study=study), systems=candidate_systems(study=study))
     if not evaluators:
         result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
     return result

@@ -52,6 +52,15 @@ Method (docs/evaluators.md has the long form)
   pair of evaluators on the systems both scored: is r(human, a) > r(human, b)?
   One-sided p; needs at least 4 systems (n − 3 degrees of freedom), else null
   with a note.
+* **System means and paired t-tests** (BlonDe, Jiang et al. 2022, Fig. 4 and
+  Table 4): per evaluator each scored system's mean with a seeded bootstrap
+  95% CI, and a two-sided paired t-test for each pair of systems, on
+  per-document scores (per-item when the study has no documents)
+  (:mod:`evaluators.comparison_systems`).
+* **Contrastive block** (ContraPro, Müller et al. 2018) when the study has
+  contrastive variants: per evaluator the share of items where the reference
+  scores strictly better than every variant, by pronoun and antecedent
+  distance, next to the humans' share (:mod:`evaluators.comparison_contrastive`).
 """
 from __future__ import annotations
 
@@ -62,6 +71,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .comparison_contrastive import contrastive_block
+from .comparison_systems import paired_t_tests_block, system_means_block, unit_scores
 from .stats.agreement import agreement
 from .stats.correlation import compare_correlations, correlation, dip_scores, wmt_kendall_tau
 from .stats.ranking import system_ranking
@@ -240,6 +251,23 @@ def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def _items_from_frames(judgments: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """The real items known from the two frames (``item, document, phenomenon``), when no item table is given."""
+    parts = []
+    if len(judgments) and "item" in judgments.columns:
+        frame = judgments
+        spam = "is_spam_item" if "is_spam_item" in frame.columns else "is_spam"
+        if spam in frame.columns:
+            frame = frame[~frame[spam].astype(bool)]
+        cols = [c for c in ("item", "document", "phenomenon") if c in frame.columns]
+        parts.append(frame[cols].astype(str).drop_duplicates("item"))
+    parts.append(pd.DataFrame({"item": scores.loc[~scores["is_spam_item"], "item"].astype(str).unique()}))
+    items = pd.concat(parts, ignore_index=True).drop_duplicates("item")
+    for column in ("document", "phenomenon"):
+        items[column] = items[column].fillna("") if column in items.columns else ""
+    return items
+
+
 def compare_frames(
     judgments: pd.DataFrame,
     scores: pd.DataFrame,
@@ -250,12 +278,20 @@ def compare_frames(
     human_score: str = "expected_wins",
     n_boot: int = 1000,
     seed: int = 0,
+    items: pd.DataFrame | None = None,
+    systems: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The human-vs-evaluator comparison (JSON-able dict; see the module docstring and docs/evaluators.md).
 
     ``evaluators``: dicts with ``name``, ``higher_is_better`` and optional
     ``kind`` (builtin/imported) and ``description``; default: the names in
     ``scores`` with ``higher_is_better`` from its column (True if absent).
+    ``items``: the study's real items, columns ``item`` (study-file id),
+    ``document`` ("" for none), ``phenomenon``, optional ``pronoun`` and
+    ``antecedent_distance`` (from the item metadata); default: the items seen
+    in the two frames (documents and phenomena from the judgments frame).
+    ``systems``: every candidate system of the study (finds contrastive
+    variants); default: the systems in the two frames.
     """
     if human_score not in HUMAN_SCORES:
         raise ValueError(f"human_score must be one of {HUMAN_SCORES}")
@@ -275,6 +311,11 @@ def compare_frames(
 
     references = set(judgments.loc[judgments["is_reference"].astype(bool), "system"].astype(str)) if len(judgments) else set()
     references |= set(scores.loc[scores["is_reference"], "system"])
+    if items is None:
+        items = _items_from_frames(judgments, scores)
+    items = items.astype({"item": str})
+    item_documents = (dict(zip(items["item"], items["document"].fillna("").astype(str)))
+                      if "document" in items.columns else {})
     pairs, policies = human_pairs(judgments, protocol) if len(judgments) else (None, None)
     if pairs is None and protocol not in ("ranking", "choice"):
         notes.append(f"protocol {protocol!r} gives no pairwise preferences: no item- or system-level comparison")
@@ -303,6 +344,9 @@ def compare_frames(
             "systems": {s: {k: v for k, v in e.items() if k != "oriented"} for s, e in systems.items()},
         }
         real_rows = rows[~rows["is_spam_item"]]
+        units, unit_kind = unit_scores(real_rows, item_documents)
+        entry["system_means"] = system_means_block(units, unit_kind, n_boot=n_boot, seed=seed)
+        entry["paired_t_tests"] = paired_t_tests_block(units, unit_kind, higher_is_better=hib)
         if pairs is not None:
             entry["item_level"] = _item_level(pairs, real_rows)
         else:
@@ -334,6 +378,11 @@ def compare_frames(
             notes.append("Williams tests need at least 4 systems scored by both evaluators and the humans "
                           "(n − 3 degrees of freedom): reported as null")
     all_systems = set(human["systems"]) | {s for e in out_evaluators for s in e["systems"]}
+    known_systems = set(systems) if systems is not None else (
+        set(scores["system"]) | (set(judgments["system"].astype(str)) if len(judgments) else set()))
+    contrastive = contrastive_block(judgments=judgments, protocol=protocol, scores=scores, items=items,
+                                    systems=known_systems, references=references,
+                                    evaluators=[(e["name"], e["higher_is_better"]) for e in out_evaluators])
     return {
         "study": study,
         "protocol": protocol,
@@ -342,5 +391,6 @@ def compare_frames(
         "human_policies": policies,
         "evaluators": out_evaluators,
         "williams": williams,
+        "contrastive": contrastive,
         "notes": notes,
     }
