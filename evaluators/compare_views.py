@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 
 from studies.models import Study
 
+from .compare_display import contrastive_table, dip_rows, mean_rows, mean_units, t_test_groups
 from .compare_forms import CompareOptionsForm, EvaluatorRunForm, ScoreImportForm
 from .compare_plot import scatter
 from .compare_selectors import evaluators_for_study, study_comparison_cached
@@ -49,6 +50,7 @@ def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "name": e["name"], "kind": e["kind"], "description": e["description"],
             "direction": "higher" if e["higher_is_better"] else "lower",
             "system_score": "DiP Eq. 1 (Σ ref − sys)" if e["system_score"] == "dip_eq1" else "mean",
+            "dip": e["system_score"] == "dip_eq1", "score_direction": better,
             "item_n": il.get("n"), "ac1": _num(ac1.get("value")),
             "ac1_ci": f"{_num(ac1.get('ci_low'))} … {_num(ac1.get('ci_high'))}" if ac1.get("value") is not None else "",
             "accuracy": _num(il.get("accuracy")), "tau": _num(il.get("kendall_tau")),
@@ -74,7 +76,8 @@ def _system_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
         cells = []
         for e in result["evaluators"]:
             v = e["systems"].get(system)
-            cells.append({"score": _num(v["score"], 4) if v else "—", "rank": v["rank"] if v else None})
+            cells.append({"score": _num(v["score"], 4) if v else "—", "rank": v["rank"] if v else None,
+                          "dip_n": v.get("dip_n_items") if v and e["system_score"] == "dip_eq1" else None})
         rows.append({"system": system, "human_score": _num(h["score"]) if h else "—",
                      "human_rank": h["rank"] if h else None, "cells": cells})
     return rows
@@ -95,6 +98,11 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "study": study, "result": result, "options_form": options_form, "options": options,
         "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
         "evaluator_names": [e["name"] for e in result["evaluators"]],
+        "evaluator_heads": [{"name": e["name"], "dip": e["system_score"] == "dip_eq1",
+                             "better": "higher" if e["system_score_higher_is_better"] else "lower"}
+                            for e in result["evaluators"]],
+        "dip_rows": dip_rows(result), "mean_rows": mean_rows(result), "mean_units": mean_units(result),
+        "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
         "human_label": {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[options["human_score"]],
         "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
         "import_errors": import_errors or [],

@@ -128,3 +128,25 @@ def test_admin_lists_evaluators_read_only(study):
     assert page.status_code == 200 and "oracle" in page.content.decode()
     assert client.get("/admin/evaluators/evaluator/add/").status_code == 403
     assert client.get("/admin/evaluators/metricscore/").status_code == 200
+
+
+def test_page_explains_dip_eq1_next_to_its_numbers(staff, study):
+    scores_import(study=study, file_name="d.csv", content=score_csv(name="pronoun-model", reference=True))
+    html = staff.get(reverse("compare-report", args=[study.slug]), {"bootstrap": 50}).content.decode()
+    assert "DiP Eq. 1, lower is better" in html  # the column header of its system scores
+    assert "Σ over 8 items" in html  # under each summed value
+    assert '<h3 id="dip-h">DiP Eq. 1 (lower is better)</h3>' in html and 'href="#dip-h"' in html
+    assert "<strong>summed</strong> (not averaged)" in html
+    assert "scored different numbers of items" not in html  # every system has 8
+    assert "ContraPro accuracy" not in html  # not a contrastive study
+
+
+def test_page_shows_means_and_t_tests(staff, study):
+    html = staff.get(reverse("compare-report", args=[study.slug]), {"bootstrap": 50}).content.decode()
+    assert "Mean scores and paired t-tests" in html and "200 resamples" not in html and "50 resamples of items" in html
+    # oracle scores 10 − rank: sys3 beats sys4 by 1 on every item (constant difference → t undefined)
+    assert 'data-evaluator="oracle" data-pair="sys3|sys4">—<' in html
+    # sys1 − sys2 is +1 on 6 items and −1 on the 2 swapped ones
+    from scipy import stats
+    p = stats.ttest_rel([9, 9, 9, 9, 9, 9, 8, 8], [8, 8, 8, 8, 8, 8, 9, 9]).pvalue
+    assert f'data-evaluator="oracle" data-pair="sys1|sys2">{p:.4f}<' in html

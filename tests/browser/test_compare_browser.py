@@ -44,3 +44,26 @@ def test_compare_page_in_the_browser(browser_page, live_server, screenshot_dir):
     assert page.locator(".messages").inner_text().startswith("chrf: 32 scores stored")
     assert Evaluator.objects.filter(study=study, name="chrf").exists()
     page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
+
+
+def test_contrastive_study_page_in_the_browser(browser_page, live_server, screenshot_dir):
+    """ContraPro accuracy, DiP Eq. 1 explained next to its numbers, means with CIs and t-tests."""
+    from tests.test_compare_contrastive import ITEMS, SCORES, judge
+    from studies.generators import SourceItem, contrastive_study, generated_import
+
+    study = generated_import(generated=contrastive_study(
+        items=[SourceItem(data=i, where=i["id"]) for i in ITEMS], slug="browser-contra", redundancy=2,
+        spam_rate=0.0, seed=1))
+    scores_import(study=study, file_name="m.csv", content=SCORES, name="pronoun-model", higher_is_better=True)
+    judge(study, lambda seq, item: "contrastive-1" if (seq == 2 and item == "p3") else "reference")
+    login(browser_page, live_server)
+    page = browser_page
+    page.goto(f"{live_server.url}/reports/{study.slug}/compare/?bootstrap=200")
+    assert page.locator('[data-evaluator="pronoun-model"][data-field="contrapro"]').inner_text() == "0.667"
+    assert page.locator('[data-evaluator="humans"][data-field="contrapro"]').inner_text() == "0.833"
+    explain = page.locator(".dip-explain")
+    assert explain.is_visible() and "lower is better" in explain.inner_text()
+    page.click("text=what is this?")
+    assert page.url.endswith("#dip-h")
+    assert page.locator("details.t-tests[open] table").is_visible()
+    page.screenshot(path=str(screenshot_dir / "compare-contrastive.png"), full_page=True)
