@@ -76,7 +76,7 @@ from .comparison_systems import paired_t_tests_block, system_means_block, unit_s
 from .stats.agreement import agreement
 from .stats.correlation import compare_correlations, correlation, dip_scores, wmt_kendall_tau
 from .stats.ranking import system_ranking
-from .stats.ratings import TIE, choice_to_pairs, ranking_to_pairs
+from .stats.ratings import TIE, protocol_pairs
 
 HUMAN_SCORES = ("expected_wins", "win_rate", "bt")
 _REF = "\x00reference"  # one name for every item's reference inside dip_scores
@@ -120,11 +120,7 @@ def human_pairs(judgments: pd.DataFrame, protocol: str) -> tuple[pd.DataFrame | 
     frame = judgments
     if "is_spam_item" not in frame.columns and "is_spam" in frame.columns:
         frame = frame.rename(columns={"is_spam": "is_spam_item"})
-    if protocol == "ranking":
-        return ranking_to_pairs(frame, ties="keep")
-    if protocol == "choice":
-        return choice_to_pairs(frame, ties="keep")
-    return None, None
+    return protocol_pairs(frame, protocol)
 
 
 def _human_systems(pairs: pd.DataFrame, references: set[str], *, score: str, n_boot: int,

@@ -209,11 +209,7 @@ def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, exclud
 
 def _pairs(frame: pd.DataFrame, protocol: str, *, excluded: str) -> pd.DataFrame | None:
     """Pairwise outcomes on REAL items (spam never counts) for the system ranking."""
-    if protocol == "ranking":
-        return rt.ranking_to_pairs(frame, ties="keep", spam="drop", excluded=excluded)[0]
-    if protocol == "choice":
-        return rt.choice_to_pairs(frame, ties="keep", spam="drop", excluded=excluded)[0]
-    return None
+    return rt.protocol_pairs(frame, protocol, excluded=excluded)[0]
 
 
 def _agreement(ratings: pd.DataFrame, weights: str) -> dict:

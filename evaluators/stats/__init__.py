@@ -39,6 +39,7 @@ from .ratings import (
     choice_to_pairs,
     judgment_to_labels,
     multilabel_category,
+    protocol_pairs,
     ranking_to_pairs,
     validate_judgments,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "choice_to_pairs",
     "judgment_to_labels",
     "multilabel_category",
+    "protocol_pairs",
     "ranking_to_pairs",
     "validate_judgments",
     "bootstrap_ci",

@@ -52,7 +52,6 @@ human-readable ``"note"``; ``NaN``/``inf`` never leave this module.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -79,6 +78,7 @@ from .coefficients import (
     pairwise_kappas,
     percent_agreement,
 )
+from .common import finite_or_none
 
 __all__ = [
     "WEIGHT_SCHEMES",
@@ -117,18 +117,9 @@ _CONFIDENCE = 0.95
 _SE_ZERO = 1e-14  # irrCAC replaces a zero standard error by 1e-15
 
 
-
 # --------------------------------------------------------------------------
 # inference helpers
 # --------------------------------------------------------------------------
-def _finite(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
 def _coef(
     value: float | None,
     se: float | None,
@@ -139,12 +130,12 @@ def _coef(
 ) -> dict:
     """Build {value, se, ci_low, ci_high, p_value, note} (R irrCAC conventions)."""
     out: dict[str, Any] = {"value": None, "se": None, "ci_low": None, "ci_high": None, "p_value": None, "note": note}
-    value = _finite(value)
+    value = finite_or_none(value)
     if value is None:
         out["note"] = note or "coefficient undefined for these ratings"
         return out
     out["value"] = value
-    se = _finite(se)
+    se = finite_or_none(se)
     notes = [note] if note else []
     if n < 2:
         notes.append("standard error, CI and p-value need at least two items")
@@ -191,7 +182,7 @@ def _run_irrcac(frame: pd.DataFrame, categories: list, weights: str, method: str
         return None, None, 1.0, None
     except (FloatingPointError, ValueError, IndexError) as exc:
         return None, None, None, f"irrCAC could not compute it ({type(exc).__name__}: {exc})"
-    return _finite(est["coefficient_value"]), _finite(est["se"]), _finite(est["pe"]), None
+    return finite_or_none(est["coefficient_value"]), finite_or_none(est["se"]), finite_or_none(est["pe"]), None
 
 
 def _agreement_from_coded(coded: Coded, weights: str) -> dict:

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .common import finite_or_none, percentile_levels
+
 __all__ = [
     "correlation",
     "williams_test",
@@ -42,14 +44,6 @@ __all__ = [
 ]
 
 _METHODS = ("pearson", "spearman", "kendall")
-
-
-def _f(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def _align(x: Sequence[float] | pd.Series, y: Sequence[float] | pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
@@ -111,7 +105,7 @@ def correlation(
         out["note"] = "a variable is constant: correlation undefined"
         return out
     r, p = _corr(x, y, method)
-    out["r"], out["p_value"] = _f(r), _f(p)
+    out["r"], out["p_value"] = finite_or_none(r), finite_or_none(p)
     if method == "pearson":
         out["ci_method"] = "fisher_z"
         if n < 4:
@@ -136,7 +130,7 @@ def correlation(
             vals.append(v)
     out["n_boot_undefined"] = int(n_boot - len(vals))
     if vals:
-        lo, hi = np.percentile(vals, [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2])
+        lo, hi = np.percentile(vals, percentile_levels(confidence))
         out["ci_low"], out["ci_high"] = float(lo), float(hi)
     else:
         out["note"] = "no bootstrap resample had a defined correlation"
@@ -307,7 +301,7 @@ def paired_t_test(
         return out
     res = stats.ttest_rel(a, b)
     half = stats.t.ppf((1 + confidence) / 2, n - 1) * sd / math.sqrt(n)
-    out.update({"t": _f(res.statistic), "p_value": _f(res.pvalue),
+    out.update({"t": finite_or_none(res.statistic), "p_value": finite_or_none(res.pvalue),
                 "ci_low": out["mean_diff"] - float(half), "ci_high": out["mean_diff"] + float(half)})
     return out
 
@@ -334,7 +328,7 @@ def bootstrap_mean_ci(
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
         means[start:stop] = x[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    lo, hi = np.percentile(means, [100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2])
+    lo, hi = np.percentile(means, percentile_levels(confidence))
     out["ci_low"], out["ci_high"] = float(lo), float(hi)
     return out
 

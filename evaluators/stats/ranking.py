@@ -32,13 +32,14 @@ resample and ``M`` the items x (wins | ties) count matrix.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy import stats
+
+from .common import finite_or_none, percentile_levels
 
 __all__ = [
     "TIE",
@@ -320,7 +321,7 @@ def expected_wins(
     prep = _prepare(pairs, item, system_a, system_b, label)
     w, _ = prep.totals()
     ew = _expected_wins(w)[0]
-    return {s: (None if math.isnan(v) else float(v)) for s, v in zip(prep.systems, ew)}
+    return {s: finite_or_none(v) for s, v in zip(prep.systems, ew)}
 
 
 def bradley_terry(
@@ -387,7 +388,7 @@ def _bootstrap_arrays(prep: _Pairs, n_boot: int, seed: int | None, ties: str, pr
 
 
 def _percentile_ci(x: np.ndarray, confidence: float) -> list[list[float | None]]:
-    lo_q, hi_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
+    lo_q, hi_q = percentile_levels(confidence)
     res = []
     for col in x.T:
         col = col[~np.isnan(col)]
@@ -427,13 +428,16 @@ def bootstrap_ci(
     """
     _check_args(ties, rank_by, n_boot, confidence)
     prep = _prepare(pairs, item, system_a, system_b, label)
+    return _bootstrap_cis(prep, n_boot, seed, ties, prior, rank_by, confidence)
+
+
+def _bootstrap_cis(
+    prep: _Pairs, n_boot: int, seed: int | None, ties: str, prior: float, rank_by: str, confidence: float
+) -> dict[str, dict[str, list]]:
+    """Per system the percentile CIs of :func:`bootstrap_ci` (shared with :func:`system_ranking`)."""
     arr = _bootstrap_arrays(prep, n_boot, seed, ties, prior, rank_by)
-    return _ci_dict(prep, arr, confidence)
-
-
-def _ci_dict(prep: _Pairs, arr: dict[str, np.ndarray], confidence: float) -> dict[str, dict[str, list]]:
     cis = {key: _percentile_ci(arr[key], confidence) for key in ("win_rate", "expected_wins", "bt")}
-    lo_q, hi_q = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
+    lo_q, hi_q = percentile_levels(confidence)
     rank_lo = np.percentile(arr["rank"], lo_q, axis=0, method="lower")
     rank_hi = np.percentile(arr["rank"], hi_q, axis=0, method="higher")
     out = {}
@@ -506,8 +510,7 @@ def system_ranking(
     theta, nu, conv = _fit_bt(w, t, ties, prior)
     score = {"bt": theta[0], "expected_wins": ew, "win_rate": wr}[rank_by]
     ranks = _ranks(score[None, :])[0]
-    arr = _bootstrap_arrays(prep, n_boot, seed, ties, prior, rank_by)
-    cis = _ci_dict(prep, arr, confidence)
+    cis = _bootstrap_cis(prep, n_boot, seed, ties, prior, rank_by, confidence)
     w0, t0 = w[0], t[0]
     systems = []
     for i, s in enumerate(prep.systems):
@@ -519,9 +522,9 @@ def system_ranking(
                 "wins": wins,
                 "ties": n_ties,
                 "losses": losses,
-                "win_rate": None if math.isnan(wr[i]) else float(wr[i]),
+                "win_rate": finite_or_none(wr[i]),
                 "win_rate_ci": cis[s]["win_rate"],
-                "expected_wins": None if math.isnan(ew[i]) else float(ew[i]),
+                "expected_wins": finite_or_none(ew[i]),
                 "expected_wins_ci": cis[s]["expected_wins"],
                 "bt": float(theta[0][i]),
                 "bt_ci": cis[s]["bt"],

@@ -71,6 +71,7 @@ __all__ = [
     "choice_to_pairs",
     "judgment_to_labels",
     "multilabel_category",
+    "protocol_pairs",
 ]
 
 JUDGMENT_COLUMNS: dict[str, str] = {
@@ -170,13 +171,51 @@ def _base_filter(df: pd.DataFrame, *, spam: str, excluded: str, policies: dict) 
     return df
 
 
-def _phenomenon_by_judgment(df: pd.DataFrame) -> pd.Series | None:
-    if "phenomenon" not in df.columns:
-        return None
-    return df.groupby("judgment", sort=False)["phenomenon"].first()
+def _start(
+    df: pd.DataFrame,
+    protocol: str,
+    *,
+    needs: tuple[str, str] | None = None,
+    references_counted_in: str = "dropped_units",
+    **applied: str,
+) -> tuple[pd.DataFrame, dict]:
+    """The common start of every converter: validate, record policies, filter.
+
+    ``applied`` are the converter's policy arguments (``spam`` and
+    ``excluded`` always, ``ties``/``references``/``neither`` when it has
+    them), recorded in ``policies`` in the order given.  ``needs = (caller,
+    column)`` raises when the protocol's answer column is missing.  Excluded
+    annotators and spam items are dropped (counted per judgment); with
+    ``references="drop"`` reference candidates are removed and counted under
+    ``policies[references_counted_in]["reference"]``.
+    """
+    for name, allowed in (("ties", ("keep", "drop")), ("references", _DROP_KEEP)):
+        if name in applied:
+            _check(name, applied[name], allowed)
+    df = validate_judgments(df)
+    if needs is not None and needs[1] not in df.columns:
+        raise ValueError(f"{needs[0]} needs a {needs[1]!r} column")
+    policies = _new_policies(protocol, df, **applied)
+    df = _base_filter(df, spam=applied["spam"], excluded=applied["excluded"], policies=policies)
+    if applied.get("references") == "drop":
+        policies.setdefault(references_counted_in, {})["reference"] = int(df["is_reference"].sum())
+        df = df[~df["is_reference"]]
+    return df, policies
 
 
-def _finish(out: pd.DataFrame, policies: dict, has_phenomenon: bool) -> tuple[pd.DataFrame, dict]:
+def _finish(out: pd.DataFrame, policies: dict, df: pd.DataFrame, *, ties: str | None = None) -> tuple[pd.DataFrame, dict]:
+    """The common end: phenomenon, tie policy, column order, output counts.
+
+    ``df`` is the filtered judgments frame; when it has a ``phenomenon``
+    column that ``out`` lacks, each unit gets its judgment's phenomenon.
+    """
+    has_phenomenon = "phenomenon" in df.columns
+    if has_phenomenon and "phenomenon" not in out.columns:
+        ph = df.groupby("judgment", sort=False)["phenomenon"].first()
+        # object dtype also for an empty output (phenomena are strings)
+        out["phenomenon"] = out["judgment"].map(ph).to_numpy() if len(out) else pd.Series(dtype=object)
+    if ties is not None:
+        out = _apply_ties(out, ties, policies)
     cols = ["item", "rater", "label"]
     if has_phenomenon:
         cols.append("phenomenon")
@@ -220,17 +259,10 @@ def ranking_to_pairs(
     Spam items / excluded annotators are dropped by default; references
     (``is_reference``) are kept as candidates unless ``references="drop"``.
     """
-    _check("ties", ties, ("keep", "drop"))
-    _check("references", references, _DROP_KEEP)
-    df = validate_judgments(df)
-    if "rank" not in df.columns:
-        raise ValueError("ranking_to_pairs needs a 'rank' column")
-    policies = _new_policies("ranking", df, ties=ties, spam=spam, excluded=excluded, references=references)
-    has_ph = "phenomenon" in df.columns
-    df = _base_filter(df, spam=spam, excluded=excluded, policies=policies)
-    if references == "drop":
-        policies["dropped_candidate_rows"] = {"reference": int(df["is_reference"].sum())}
-        df = df[~df["is_reference"]]
+    df, policies = _start(
+        df, "ranking", ties=ties, spam=spam, excluded=excluded, references=references,
+        references_counted_in="dropped_candidate_rows", needs=("ranking_to_pairs", "rank"),
+    )
     rank = pd.to_numeric(df["rank"], errors="coerce")
     df = df.assign(rank=rank)
     # pairs that cannot be formed because of a missing rank
@@ -259,11 +291,7 @@ def ranking_to_pairs(
             "system_b": m["system_b"].to_numpy(),
         }
     )
-    ph = _phenomenon_by_judgment(df)
-    if ph is not None:
-        out["phenomenon"] = out["judgment"].map(ph).to_numpy()
-    out = _apply_ties(out, ties, policies)
-    return _finish(out, policies, has_ph)
+    return _finish(out, policies, df, ties=ties)
 
 
 # --------------------------------------------------------------------------
@@ -311,11 +339,7 @@ def choice_to_labels(
     Spam items and excluded annotators are dropped by default.  Pairwise
     preference judgments as in Läubli et al. (2018).
     """
-    _check("ties", ties, ("keep", "drop"))
-    df = validate_judgments(df)
-    policies = _new_policies("choice", df, ties=ties, spam=spam, excluded=excluded)
-    has_ph = "phenomenon" in df.columns
-    df = _base_filter(df, spam=spam, excluded=excluded, policies=policies)
+    df, policies = _start(df, "choice", ties=ties, spam=spam, excluded=excluded)
     ch = _choices(df, policies)
     out = pd.DataFrame(
         {
@@ -326,11 +350,7 @@ def choice_to_labels(
             "source_item": ch["item"].to_numpy(),
         }
     )
-    ph = _phenomenon_by_judgment(df)
-    if ph is not None:
-        out["phenomenon"] = out["judgment"].map(ph).to_numpy()
-    out = _apply_ties(out, ties, policies)
-    return _finish(out, policies, has_ph)
+    return _finish(out, policies, df, ties=ties)
 
 
 def choice_to_pairs(
@@ -352,12 +372,8 @@ def choice_to_pairs(
     are dropped as in :func:`choice_to_labels`; ``ties="drop"`` then removes
     tie pairs.  Läubli et al. (2018) pairwise preferences.
     """
-    _check("ties", ties, ("keep", "drop"))
     _check("neither", neither, ("tie", "drop"))
-    df = validate_judgments(df)
-    policies = _new_policies("choice_pairs", df, ties=ties, spam=spam, excluded=excluded, neither=neither)
-    has_ph = "phenomenon" in df.columns
-    df = _base_filter(df, spam=spam, excluded=excluded, policies=policies)
+    df, policies = _start(df, "choice_pairs", ties=ties, spam=spam, excluded=excluded, neither=neither)
     ch = _choices(df, policies)
     if neither == "drop":
         is_n = ch["choice"] == NEITHER
@@ -381,11 +397,7 @@ def choice_to_pairs(
                 rows["label"].append(lab)
     out = pd.DataFrame(rows, dtype=object)
     out["item"] = [f"{i}|{a}|{b}" for i, a, b in zip(out["source_item"], out["system_a"], out["system_b"])]
-    ph = _phenomenon_by_judgment(df)
-    if ph is not None:
-        out["phenomenon"] = out["judgment"].map(ph).to_numpy() if len(out) else pd.Series(dtype=object)
-    out = _apply_ties(out, ties, policies)
-    return _finish(out, policies, has_ph)
+    return _finish(out, policies, df, ties=ties)
 
 
 # --------------------------------------------------------------------------
@@ -424,17 +436,11 @@ def judgment_to_labels(
     Spam items / excluded annotators dropped by default; reference
     candidates kept unless ``references="drop"``.
     """
-    _check("references", references, _DROP_KEEP)
     _check("unit", unit, ("auto", "item", "item_system"))
-    df = validate_judgments(df)
-    if "label" not in df.columns:
-        raise ValueError("judgment_to_labels needs a 'label' column")
-    policies = _new_policies("judgment", df, spam=spam, excluded=excluded, references=references)
-    has_ph = "phenomenon" in df.columns
-    df = _base_filter(df, spam=spam, excluded=excluded, policies=policies)
-    if references == "drop":
-        policies["dropped_units"]["reference"] = int(df["is_reference"].sum())
-        df = df[~df["is_reference"]]
+    df, policies = _start(
+        df, "judgment", spam=spam, excluded=excluded, references=references,
+        needs=("judgment_to_labels", "label"),
+    )
     lab = df["label"].map(multilabel_category)
     missing = lab.map(is_missing_label).astype(bool)
     bad = {str(x).strip().lower() for x in invalid_labels}
@@ -458,6 +464,23 @@ def judgment_to_labels(
             "system": d["system"].to_numpy(),
         }
     )
-    if has_ph:
+    if "phenomenon" in d.columns:
         out["phenomenon"] = d["phenomenon"].to_numpy()
-    return _finish(out, policies, has_ph)
+    return _finish(out, policies, df)
+
+
+# --------------------------------------------------------------------------
+def protocol_pairs(df: pd.DataFrame, protocol: str, *, excluded: str = "drop") -> tuple[pd.DataFrame | None, dict | None]:
+    """A study's human pairwise outcomes on REAL items: the input of every system ranking.
+
+    Rankings: :func:`ranking_to_pairs`; choices: :func:`choice_to_pairs`
+    (``'neither'`` counts as a tie); ties kept, spam items always dropped,
+    excluded annotators dropped unless ``excluded="keep"``.  The judgment
+    protocol has no preferences: ``(None, None)``.  Shared by the study
+    report and the metric comparison so both rank systems on the same pairs.
+    """
+    if protocol == "ranking":
+        return ranking_to_pairs(df, ties="keep", spam="drop", excluded=excluded)
+    if protocol == "choice":
+        return choice_to_pairs(df, ties="keep", spam="drop", excluded=excluded)
+    return None, None

@@ -12,6 +12,7 @@ from evaluators.stats.ratings import (
     choice_to_pairs,
     judgment_to_labels,
     multilabel_category,
+    protocol_pairs,
     ranking_to_pairs,
     validate_judgments,
 )
@@ -199,3 +200,31 @@ def test_validation_errors():
     minimal = df[["judgment", "item", "annotator", "system", "rank"]]
     out, pol = ranking_to_pairs(minimal)
     assert "phenomenon" not in out.columns and pol["dropped_judgments"]["spam_item"] == 0
+
+
+def test_protocol_pairs_uses_the_protocols_converter_on_real_items():
+    df = ranking_frame()
+    pairs, pol = protocol_pairs(df, "ranking")
+    expected, expected_pol = ranking_to_pairs(df, ties="keep", spam="drop")
+    pd.testing.assert_frame_equal(pairs, expected)
+    assert pol == expected_pol and pol["dropped_judgments"]["spam_item"] == 2
+    assert "spam" not in set(pairs["source_item"]) and "tie" in set(pairs["label"])
+    kept, _ = protocol_pairs(df, "ranking", excluded="keep")
+    assert {"bad"} == set(kept["rater"]) - set(pairs["rater"])
+
+    r = rows(1, "i1", "u1", choice="B", labels={"A": 0, "B": 0})
+    r += rows(2, "i1", "u2", choice="neither", labels={"A": 0, "B": 0})
+    r += rows(3, "s", "u1", choice="A", labels={"A": 0, "B": 0}, spam=True)
+    choices = pd.DataFrame(r)
+    cpairs, _ = protocol_pairs(choices, "choice")
+    assert sorted(zip(cpairs["judgment"], cpairs["label"])) == [(1, "B"), (2, "tie")]
+    assert protocol_pairs(choices, "judgment") == (None, None)
+
+
+def test_empty_output_keeps_the_phenomenon_column_as_text():
+    for out, _ in (
+        ranking_to_pairs(ranking_frame().iloc[:0]),
+        choice_to_labels(ranking_frame().iloc[:0]),
+        choice_to_pairs(ranking_frame().iloc[:0]),
+    ):
+        assert len(out) == 0 and out["phenomenon"].dtype == object
