@@ -130,3 +130,12 @@ def test_pure_function_pronoun_falls_back_to_phenomenon_and_no_distance_means_nu
                                           ("", "(none)"), ("far", "far"), (-1, "-1")])
 def test_distance_buckets(value, bucket):
     assert distance_bucket(value) == bucket
+
+
+def test_command_text_summarises_the_accuracy(study):
+    out = StringIO()
+    call_command("compare", study.slug, "--bootstrap", "20", stdout=out)
+    text = out.getvalue()
+    assert "ContraPro accuracy (3 items, variants contrastive-1, contrastive-2):" in text
+    assert "  model: 0.667 (2/3 items)" in text
+    assert "paired t-tests (per item): 0 of 3 pairs differ at p < 0.05" in text

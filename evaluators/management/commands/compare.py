@@ -25,7 +25,13 @@ def comparison_text(result: dict[str, Any]) -> str:
         direction = "higher" if e["system_score_higher_is_better"] else "lower"
         lines.append(f"{e['name']} ({e['kind']}, system score = {e['system_score']}, {direction} is better)")
         for system, s in sorted(e["systems"].items(), key=lambda kv: (kv[1]["rank"] is None, kv[1]["rank"] or 0)):
-            lines.append(f"  #{s['rank']} {system}: {_fmt(s['score'], 4)}")
+            mean = e["system_means"]["systems"].get(system, {})
+            ci = (f"  mean {_fmt(mean['mean'], 4)} [{_fmt(mean['ci_low'], 4)}, {_fmt(mean['ci_high'], 4)}]"
+                  if mean.get("mean") is not None else "")
+            lines.append(f"  #{s['rank']} {system}: {_fmt(s['score'], 4)}{ci}")
+        significant = [t for t in e["paired_t_tests"]["tests"] if t["p_value"] is not None and t["p_value"] < 0.05]
+        lines.append(f"  paired t-tests (per {e['paired_t_tests']['unit']}): {len(significant)} of "
+                     f"{len(e['paired_t_tests']['tests'])} pairs differ at p < 0.05")
         il = e.get("item_level")
         if il:
             lines.append(f"  item level: n={il['n']} AC1={_fmt(il['ac1']['value'])} accuracy={_fmt(il['accuracy'])} "
@@ -33,6 +39,15 @@ def comparison_text(result: dict[str, Any]) -> str:
         sl = e.get("system_level")
         if sl:
             lines.append("  system level: " + "  ".join(f"{m}={_fmt(sl[m]['value'])}" for m in ("pearson", "spearman", "kendall")))
+    contrastive = result.get("contrastive")
+    if contrastive:
+        lines.append(f"ContraPro accuracy ({contrastive['n_items']} items, variants {', '.join(contrastive['variants'])}):")
+        if contrastive.get("human"):
+            h = contrastive["human"]
+            lines.append(f"  humans: {_fmt(h['accuracy'])} ({h['n_correct']}/{h['n_judgments']} judgments)")
+        for name, c in contrastive["evaluators"].items():
+            lines.append(f"  {name}: {_fmt(c['accuracy'])} ({c['n_correct']}/{c['n_items']} items)"
+                         + (f" — {c['note']}" if c.get("note") else ""))
     for w in result["williams"]:
         lines.append(f"Williams {w['a']} > {w['b']}: t={_fmt(w['t'])} p={_fmt(w['p_value'], 4)}")
     lines += [f"note: {n}" for n in result["notes"]]
