@@ -46,6 +46,61 @@ def test_rank_correlations_and_bootstrap(method, fn):
     assert res != correlation(METRIC, HUMAN, method=method, n_boot=500, seed=2)
 
 
+def _scipy_bootstrap_reference(x, y, method, n_boot, seed):
+    """The former implementation: one scipy call per resample (reference only)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    fn = stats.spearmanr if method == "spearman" else stats.kendalltau
+    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
+    vals = []
+    for row in idx:
+        xb, yb = x[row], y[row]
+        if np.ptp(xb) == 0 or np.ptp(yb) == 0:
+            continue
+        v = float(fn(xb, yb)[0])
+        if math.isfinite(v):
+            vals.append(v)
+    if not vals:
+        return n_boot, None, None
+    lo, hi = np.percentile(vals, [2.5, 97.5])
+    return n_boot - len(vals), float(lo), float(hi)
+
+
+@pytest.mark.parametrize("method", ["spearman", "kendall"])
+@pytest.mark.parametrize("case", range(8))
+def test_vectorised_bootstrap_equals_the_scipy_loop(method, case):
+    rng = np.random.default_rng(100 + case)
+    n = [3, 4, 5, 7, 10, 16, 25, 40][case]
+    x = rng.normal(size=n)
+    y = 0.5 * x + rng.normal(size=n)
+    if case % 2:  # ties (and, for small n, many constant resamples)
+        x, y = np.round(x), np.round(y * 2) / 2
+    res = correlation(x, y, method=method, n_boot=400, seed=case)
+    undefined, lo, hi = _scipy_bootstrap_reference(x, y, method, 400, case)
+    assert res["n_boot_undefined"] == undefined
+    if lo is None:
+        assert res["ci_low"] is None and res["ci_high"] is None
+    else:
+        assert res["ci_low"] == pytest.approx(lo, abs=1e-12)
+        assert res["ci_high"] == pytest.approx(hi, abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["spearman", "kendall"])
+def test_vectorised_bootstrap_per_resample_values_equal_scipy(method):
+    from evaluators.stats.correlation import _bootstrap_rank_correlations
+
+    rng = np.random.default_rng(7)
+    x, y = np.round(rng.normal(size=9), 1), np.round(rng.normal(size=9))
+    idx = rng.integers(0, 9, size=(300, 9))
+    got = _bootstrap_rank_correlations(x, y, idx, method)
+    fn = stats.spearmanr if method == "spearman" else stats.kendalltau
+    for row, value in zip(idx, got):
+        if np.ptp(x[row]) == 0 or np.ptp(y[row]) == 0:
+            assert np.isnan(value)
+        else:
+            assert value == pytest.approx(float(fn(x[row], y[row])[0]), abs=1e-12)
+    assert np.isnan(got).any() and np.isfinite(got).sum() > 200
+
+
 def test_correlation_alignment_missing_and_degenerate():
     h = pd.Series([1.0, 2, 3, 4, 5], index=list("abcde"))
     m = pd.Series([5.0, 4, np.nan, 2, 1, 9], index=list("edcbaz"))
