@@ -54,6 +54,9 @@ __all__ = [
 TIE = "tie"
 _BT_TOL = 1e-10
 _BT_MAX_ITER = 20_000
+#: Reported BT/Davidson estimates are rounded to this many decimals of the
+#: log-strength (and ``nu`` to this many significant digits); see _fit_bt.
+_BT_DECIMALS = 12
 
 
 # --------------------------------------------------------------------------
@@ -145,7 +148,36 @@ def _expected_wins(w: np.ndarray) -> np.ndarray:
 
 
 def _fit_bt(w: np.ndarray, t: np.ndarray, ties: str, prior: float) -> tuple[np.ndarray, np.ndarray | None, bool]:
-    """Batched BT / Davidson MLE. Returns (theta (B,k), nu (B,) or None, converged)."""
+    """Batched BT / Davidson MLE. Returns (theta (B,k), nu (B,) or None, converged).
+
+    Reproducibility: the estimates are rounded to 12 decimals on the
+    log-strength scale (``nu``: 12 significant digits).  The inputs are
+    integer counts (summed exactly, in a fixed order: systems sorted, items
+    in input order), so every run sees the same likelihood; what can differ
+    between processes is only the last bits of the floating-point iterates
+    (numpy's vectorised reductions and LAPACK may sum in a different order
+    depending on memory alignment or threads).  Newton stops once a step is
+    below 1e-10, after which the iterate is within ~1e-15 of the maximum
+    (quadratic convergence), so digits beyond the 12th decimal are numerical
+    noise, not information: rounding them off makes the reported value a
+    function of the counts alone and leaves rank ties between systems with
+    identical records exact.  (More Newton steps cannot do this: they only
+    move the iterate to within a few ulps of the optimum, and those ulps are
+    the part that differs.)  Systems with identical records, whose
+    unrounded strengths often differ in the last bit, tie exactly.  A value
+    lying within a few ulps of a rounding boundary could still round either
+    way: a few values in 10^4 remain exposed to ulp-level noise, against
+    every value before.
+    """
+    theta, nu, converged = _fit_bt_unrounded(w, t, ties, prior)
+    theta = np.round(theta, _BT_DECIMALS) + 0.0  # + 0.0: no negative zeros
+    if nu is not None:
+        nu = np.array([float(f"{v:.{_BT_DECIMALS}g}") for v in nu])
+    return theta, nu, converged
+
+
+def _fit_bt_unrounded(w: np.ndarray, t: np.ndarray, ties: str, prior: float) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """:func:`_fit_bt` before rounding."""
     bsz, k, _ = w.shape
     off = 1.0 - np.eye(k)
     w = w + prior * off  # pseudo-counts: `prior` virtual wins per ordered pair

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -291,3 +296,96 @@ def test_fuzz_small_tables_json_clean_and_converged():
             res = system_ranking(make_pairs(rows), n_boot=30, ties=ties)
             json.dumps(res, allow_nan=False)
             assert res["bt_converged"]
+
+
+_RANKING_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np, pandas as pd
+    from evaluators.stats.ranking import bradley_terry, system_ranking
+
+    heap = [np.ones(int(n)) for n in sys.argv[1:]]  # a different memory layout per process
+    rng = np.random.default_rng(11)
+    systems = ["s0", "s1", "s2", "s3", "s4", "s5"]
+    rows = []
+    for item in range(150):
+        for a in range(6):
+            for b in range(a + 1, 6):
+                if rng.random() < 0.4:
+                    u = rng.random()
+                    win = 0.5 + 0.06 * (b - a)
+                    label = systems[a] if u < 0.85 * win else systems[b] if u < 0.85 else "tie"
+                    rows.append((f"i{item}", systems[a], systems[b], label))
+    # s6 and s7 have identical records: mathematically equal strengths
+    for item in range(40):
+        for twin in ("s6", "s7"):
+            rows.append((f"t{item}", "s0", twin, twin if item % 3 else "s0"))
+        rows.append((f"t{item}", "s6", "s7", "s6" if item % 2 else "s7"))
+    pairs = pd.DataFrame(rows, columns=["source_item", "system_a", "system_b", "label"])
+    out = {ties: system_ranking(pairs, n_boot=300, ties=ties) for ties in ("ignore", "davidson")}
+    out["bt"] = bradley_terry(pairs, ties="davidson")
+    print(json.dumps(out, sort_keys=True))
+    """
+)
+
+
+def test_ranking_json_identical_across_processes():
+    """Two interpreters (other hash seed, BLAS threads, heap layout) give byte-identical JSON."""
+    root = Path(__file__).resolve().parents[2]
+    outputs = []
+    for hash_seed, threads, heap in (("1", "1", []), ("97", "2", ["1237", "55", "40001"])):
+        env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": hash_seed,
+               "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+        done = subprocess.run([sys.executable, "-c", _RANKING_SCRIPT, *heap], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    result = json.loads(outputs[0])
+    for ties in ("ignore", "davidson"):
+        assert result[ties]["bt_converged"]
+        rows = {r["system"]: r for r in result[ties]["systems"]}
+        # twins: the exact same strength and rank, not an ulp apart
+        assert rows["s6"]["bt"] == rows["s7"]["bt"] and rows["s6"]["rank"] == rows["s7"]["rank"]
+        assert len({r["bt"] for r in rows.values()}) == 7
+    assert result["bt"]["nu"] > 0
+
+
+def test_bt_estimates_are_rounded_to_12_decimals():
+    from evaluators.stats.ranking import _fit_bt, _fit_bt_unrounded
+
+    rng = np.random.default_rng(3)
+    w = rng.integers(0, 30, size=(40, 5, 5)).astype(float) * (1 - np.eye(5))
+    t = rng.integers(0, 4, size=(40, 5, 5)).astype(float)
+    t = np.triu(t, 1) + np.swapaxes(np.triu(t, 1), 1, 2)
+    for ties in ("ignore", "davidson"):
+        raw, raw_nu, _ = _fit_bt_unrounded(w, t, ties, 0.1)
+        theta, nu, ok = _fit_bt(w, t, ties, 0.1)
+        assert ok
+        np.testing.assert_allclose(theta, raw, rtol=0, atol=5e-13)
+        assert np.array_equal(theta, np.round(theta, 12))
+        assert not np.signbit(theta[theta == 0]).any()
+        if ties == "davidson":
+            np.testing.assert_allclose(nu, raw_nu, rtol=1e-11)
+            assert all(float(f"{v:.12g}") == v for v in nu)
+
+
+def test_systems_with_identical_records_get_identical_strength():
+    """Twins differ in the last bits before rounding (noise decides their order); not after."""
+    from evaluators.stats.ranking import _fit_bt, _fit_bt_unrounded
+
+    rng = np.random.default_rng(0)
+    unrounded_differ = 0
+    for _ in range(60):
+        k = int(rng.integers(3, 9))
+        w = rng.integers(0, 20, size=(1, k, k)).astype(float) * (1 - np.eye(k))
+        i, j = rng.choice(k, 2, replace=False)
+        others = [m for m in range(k) if m not in (i, j)]
+        w[0, j, others], w[0, others, j] = w[0, i, others], w[0, others, i]
+        w[0, i, j] = w[0, j, i]
+        t = np.zeros_like(w)
+        raw, _, _ = _fit_bt_unrounded(w, t, "ignore", 0.1)
+        theta, _, _ = _fit_bt(w, t, "ignore", 0.1)
+        unrounded_differ += raw[0, i] != raw[0, j]
+        assert theta[0, i] == theta[0, j]
+    assert unrounded_differ > 0
