@@ -479,13 +479,13 @@ def _bootstrap_cis(
     return out
 
 
-def _check_args(ties: str, rank_by: str, n_boot: int, confidence: float) -> None:
+def _check_args(ties: str, rank_by: str, n_boot: int, confidence: float, *, min_boot: int = 1) -> None:
     if ties not in ("ignore", "davidson"):
         raise ValueError("ties must be 'ignore' or 'davidson'")
     if rank_by not in ("bt", "expected_wins", "win_rate"):
         raise ValueError("rank_by must be 'bt', 'expected_wins' or 'win_rate'")
-    if n_boot < 1:
-        raise ValueError("n_boot must be >= 1")
+    if n_boot < min_boot:
+        raise ValueError(f"n_boot must be >= {min_boot}" + (" (0 = no bootstrap)" if min_boot == 0 else ""))
     if not 0 < confidence < 1:
         raise ValueError("confidence must be in (0, 1)")
 
@@ -533,8 +533,10 @@ def system_ranking(
     systems, ``sign_test`` holds the exact two-sided sign test (ties
     excluded; Läubli et al. 2018), otherwise ``None``.  Values that are
     undefined (e.g. expected wins with no decisive comparison) are ``None``.
+    ``n_boot=0`` skips the bootstrap: every ``*_ci`` and ``rank_range`` is
+    ``None`` and ``note`` says so (``note`` is ``None`` otherwise).
     """
-    _check_args(ties, rank_by, n_boot, confidence)
+    _check_args(ties, rank_by, n_boot, confidence, min_boot=0)
     prep = _prepare(pairs_df, item, system_a, system_b, label)
     w, t = prep.totals()
     wr = _win_rate(w, t)[0]
@@ -542,7 +544,10 @@ def system_ranking(
     theta, nu, conv = _fit_bt(w, t, ties, prior)
     score = {"bt": theta[0], "expected_wins": ew, "win_rate": wr}[rank_by]
     ranks = _ranks(score[None, :])[0]
-    cis = _bootstrap_cis(prep, n_boot, seed, ties, prior, rank_by, confidence)
+    if n_boot == 0:
+        cis = {s: dict.fromkeys(("win_rate", "expected_wins", "bt", "rank")) for s in prep.systems}
+    else:
+        cis = _bootstrap_cis(prep, n_boot, seed, ties, prior, rank_by, confidence)
     w0, t0 = w[0], t[0]
     systems = []
     for i, s in enumerate(prep.systems):
@@ -578,6 +583,7 @@ def system_ranking(
         "davidson_nu": None if nu is None else float(nu[0]),
         "bt_converged": bool(conv),
         "sign_test": None,
+        "note": "n_boot=0: no bootstrap, so no confidence intervals or rank ranges" if n_boot == 0 else None,
     }
     if prep.k == 2:
         st = sign_test(int(w0[0, 1]), int(w0[1, 0]))

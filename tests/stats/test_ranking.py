@@ -389,3 +389,22 @@ def test_systems_with_identical_records_get_identical_strength():
         unrounded_differ += raw[0, i] != raw[0, j]
         assert theta[0, i] == theta[0, j]
     assert unrounded_differ > 0
+
+
+def test_system_ranking_without_bootstrap():
+    full = system_ranking(SMALL, n_boot=200, seed=4)
+    bare = system_ranking(SMALL, n_boot=0, seed=4)
+    json.dumps(bare, allow_nan=False)
+    assert bare["n_boot"] == 0 and "no bootstrap" in bare["note"] and full["note"] is None
+    for with_ci, without in zip(full["systems"], bare["systems"]):
+        assert with_ci["win_rate_ci"] is not None and with_ci["rank_range"] is not None
+        for key in ("win_rate_ci", "expected_wins_ci", "bt_ci", "rank_range"):
+            assert without[key] is None
+        # the point estimates do not depend on the bootstrap
+        same = {k: v for k, v in with_ci.items() if not k.endswith("_ci") and k != "rank_range"}
+        assert same == {k: v for k, v in without.items() if not k.endswith("_ci") and k != "rank_range"}
+    assert bare["sign_test"] == full["sign_test"]
+    with pytest.raises(ValueError, match="n_boot must be >= 0"):
+        system_ranking(SMALL, n_boot=-1)
+    with pytest.raises(ValueError, match="n_boot must be >= 1"):
+        bootstrap_ci(SMALL, n_boot=0)
