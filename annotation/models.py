@@ -50,6 +50,8 @@ class Annotator(models.Model):
 class AssignmentStatus(models.TextChoices):
     PENDING = "pending", "Pending"
     DONE = "done", "Done"
+    #: Unanswered for longer than the study's reservation: its slot went back to the pool.
+    RELEASED = "released", "Released (unanswered too long)"
 
 
 class Assignment(models.Model):

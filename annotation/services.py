@@ -8,7 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from datetime import datetime
+from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -92,11 +93,14 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
         return last
     if study.status != Status.OPEN or annotator.excluded:
         return None
+    if last is not None and last.status == AssignmentStatus.RELEASED and _reclaim(last, study.redundancy):
+        return last
     done = last.sequence if last is not None else 0
     if study.items_per_annotator and done >= study.items_per_annotator:
         return None
     a, b = _annotator_permutation(study, annotator)
     shuffled = ExpressionWrapper((F("order_key") * a + b) % ORDER_KEY_MODULUS, output_field=BigIntegerField())
+    released_stale = False
     for _attempt in range(5):
         with transaction.atomic():
             mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
@@ -107,17 +111,56 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
             if connection.features.has_select_for_update_skip_locked:
                 candidates_qs = candidates_qs.select_for_update(skip_locked=True, of=("self",))
             item = candidates_qs.first()
-            if item is None:
-                return None
-            claimed = (Item.objects.filter(pk=item.pk, n_assigned__lt=study.redundancy)
-                       .update(n_assigned=F("n_assigned") + 1))
-            if not claimed:
-                continue  # someone took the last slot between our read and write
-            cands = list(item.candidates.all())
-            return Assignment.objects.create(
-                annotator=annotator, item=item, sequence=done + 1, opened_at=timezone.now(),
-                candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands))
+            if item is not None:
+                claimed = (Item.objects.filter(pk=item.pk, n_assigned__lt=study.redundancy)
+                           .update(n_assigned=F("n_assigned") + 1))
+                if not claimed:
+                    continue  # someone took the last slot between our read and write
+                cands = list(item.candidates.all())
+                return Assignment.objects.create(
+                    annotator=annotator, item=item, sequence=done + 1, opened_at=timezone.now(),
+                    candidate_order=candidate_order_for(study=study, annotator=annotator, item=item,
+                                                        candidates=cands))
+        # The pool looks empty: free what others left unanswered too long (once), then look again.
+        if released_stale or not assignments_release_stale(study=study):
+            return None
+        released_stale = True
     return None
+
+
+def _reclaim(assignment: Assignment, redundancy: int) -> bool:
+    """Give a released assignment back to its annotator when the item still has a free slot."""
+    with transaction.atomic():
+        if not Item.objects.filter(pk=assignment.item_id, n_assigned__lt=redundancy).update(
+                n_assigned=F("n_assigned") + 1):
+            return False
+        assignment.status = AssignmentStatus.PENDING
+        assignment.opened_at = timezone.now()
+        Assignment.objects.filter(pk=assignment.pk).update(status=assignment.status, opened_at=assignment.opened_at)
+    return True
+
+
+def assignments_release_stale(*, study: Study) -> int:
+    """Put items handed out but unanswered for longer than the study's reservation back in the pool.
+
+    The assignment is kept (marked released, never deleted): if its annotator
+    comes back and the slot is still free they get the item again, and an answer
+    they send for it anyway is stored (the item then has one judgment more
+    than the redundancy). Returns how many were released.
+    """
+    if not study.reservation_minutes:
+        return 0
+    cutoff = timezone.now() - timedelta(minutes=study.reservation_minutes)
+    with transaction.atomic():
+        stale = list(Assignment.objects.select_for_update()
+                     .filter(item__study=study, status=AssignmentStatus.PENDING, opened_at__lt=cutoff)
+                     .values_list("pk", "item_id"))
+        if not stale:
+            return 0
+        Assignment.objects.filter(pk__in=[pk for pk, _ in stale]).update(status=AssignmentStatus.RELEASED)
+        for item_id, n in Counter(item_id for _, item_id in stale).items():
+            Item.objects.filter(pk=item_id).update(n_assigned=F("n_assigned") - n)
+    return len(stale)
 
 
 def assignment_open(*, assignment: Assignment) -> None:
@@ -274,6 +317,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any) -> tuple[Judgment, 
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
             started_at=started, duration_ms=max(0, int(duration * 1000)))
+        if locked.status == AssignmentStatus.RELEASED:
+            # Its slot had gone back to the pool; the answer is kept and counts again.
+            Item.objects.filter(pk=locked.item_id).update(n_assigned=F("n_assigned") + 1)
         if locked.status != AssignmentStatus.DONE:
             Assignment.objects.filter(pk=locked.pk).update(status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE

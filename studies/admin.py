@@ -83,7 +83,7 @@ class StudyAdmin(admin.ModelAdmin):
         ("What annotators see", {"fields": ("show_source", "unit", "question", "instructions")}),
         ("Answers", {"fields": ("allow_ties", "options", "labels", "multi_label"),
                      "description": "Ranking uses allow_ties; choice uses options; judgment uses labels."}),
-        ("Assignment", {"fields": ("redundancy", "items_per_annotator", "completion_code")}),
+        ("Assignment", {"fields": ("redundancy", "items_per_annotator", "reservation_minutes", "completion_code")}),
         ("Quality control", {"fields": ("spam_rate", "min_seconds", "auto_exclude_share")}),
         ("Reproducibility", {"fields": ("seed", "seed_note", "created_at"), "classes": ("collapse",)}),
         ("Items", {"fields": ("items_overview",)}),

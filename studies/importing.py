@@ -19,7 +19,7 @@ from .models import CHOICE_OPTIONS, Candidate, Item, Protocol, Study, Unit
 SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
     "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
-    "items_per_annotator": (int, type(None)), "completion_code": str, "min_seconds": (int, float),
+    "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
     "auto_exclude_share": (int, float, type(None)), "seed": int,
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "target_context",

@@ -62,6 +62,9 @@ class Study(models.Model):
     instructions = models.TextField(blank=True, help_text="Markdown shown to annotators before the first item.")
     question = models.CharField(max_length=300, blank=True, help_text="One-line question repeated above every item.")
     items_per_annotator = models.PositiveIntegerField(null=True, blank=True, help_text="Stop an annotator after this many items (blank: as many as are left).")
+    reservation_minutes = models.PositiveIntegerField(
+        default=120, help_text="An item handed out but unanswered for this long goes back to the pool for others "
+                               "(the annotator keeps it if it is still free when they return); 0 keeps it reserved forever.")
     completion_code = models.CharField(max_length=64, blank=True, help_text="Code shown on the completion page (e.g. a Prolific completion code).")
     min_seconds = models.FloatField(default=3.0, help_text="Quality control: answers faster than this are flagged.")
     auto_exclude_share = models.FloatField(null=True, blank=True, help_text="Exclude an annotator automatically when their share of failed spam checks exceeds this (blank: never).")

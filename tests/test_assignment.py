@@ -123,3 +123,55 @@ def test_annotators_arriving_together_never_push_an_item_past_its_redundancy():
         t.join()
     assert len(got) == 10 and len(set(got)) == 10
     assert Assignment.objects.filter(item__study=study).count() == 10
+
+
+def _backdate(assignment, minutes):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    Assignment.objects.filter(pk=assignment.pk).update(opened_at=timezone.now() - timedelta(minutes=minutes))
+
+
+def test_an_item_left_unanswered_too_long_goes_to_someone_else_and_a_late_answer_is_kept():
+    from annotation.models import AssignmentStatus, Judgment
+    study = make_study(slug="stale", n_items=2, settings={"redundancy": 1, "reservation_minutes": 30})
+    a, b = annotators_create(study=study, count=2)
+    held = assignment_next(annotator=a)
+    assert len(work_through(b)) == 1  # only the other item is free
+    _backdate(held, 31)
+    taken = assignment_next(annotator=b)
+    assert taken is not None and taken.item_id == held.item_id
+    held.refresh_from_db()
+    assert held.status == AssignmentStatus.RELEASED
+    assert assignment_next(annotator=a) is None  # the slot is gone and nothing else is left
+    ranks = {Candidate.objects.get(pk=pk).public_id: k + 1 for k, pk in enumerate(held.candidate_order)}
+    judgment, created = judgment_submit(assignment=held, payload={"ranks": ranks})
+    assert created and Judgment.objects.filter(assignment=held).count() == 1  # never lost
+    held.item.refresh_from_db()
+    assert held.item.n_assigned == 2
+
+
+def test_a_released_item_returns_to_its_annotator_when_still_free():
+    from annotation.models import AssignmentStatus
+    from annotation.services import assignments_release_stale
+    study = make_study(slug="back", n_items=3, settings={"redundancy": 1, "reservation_minutes": 30})
+    annotator = annotators_create(study=study)[0]
+    held = assignment_next(annotator=annotator)
+    assert assignments_release_stale(study=study) == 0  # still fresh
+    _backdate(held, 45)
+    assert assignments_release_stale(study=study) == 1
+    held.item.refresh_from_db()
+    assert held.item.n_assigned == 0
+    again = assignment_next(annotator=annotator)
+    assert again.pk == held.pk and again.status == AssignmentStatus.PENDING
+    held.item.refresh_from_db()
+    assert held.item.n_assigned == 1
+
+
+def test_reservation_zero_keeps_items_reserved_forever():
+    from annotation.services import assignments_release_stale
+    study = make_study(slug="forever", n_items=1, settings={"redundancy": 1, "reservation_minutes": 0})
+    a, b = annotators_create(study=study, count=2)
+    _backdate(assignment_next(annotator=a), 10_000)
+    assert assignments_release_stale(study=study) == 0
+    assert assignment_next(annotator=b) is None
