@@ -13,10 +13,13 @@ import csv
 import io
 import json
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from annotation.models import Judgment
 from .models import Candidate, Item, Study
+
+if TYPE_CHECKING:  # pandas is imported lazily: the CSV export does not need it
+    import pandas
 
 #: The columns of INTERFACES.md, in order.
 BASE_COLUMNS = [
@@ -54,13 +57,13 @@ def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, 
     judgments = Judgment.objects.filter(assignment__annotator__study=study)
     if not history:
         judgments = judgments.filter(is_current=True)
-    judgments = judgments.order_by("assignment__annotator__sequence", "assignment__sequence", "revision").values_list(
+    rows = judgments.order_by("assignment__annotator__sequence", "assignment__sequence", "revision").values_list(
         "public_id", "revision", "is_current", "answer", "started_at", "submitted_at", "duration_ms",
         "assignment__item_id", "assignment__annotator_id", "assignment__candidate_order")
     system_of = {pk: system for cands in candidates.values() for pk, system, _, _ in cands}
     protocol = study.protocol
     for (public_id, revision, is_current, answer, started, submitted, duration,
-         item_id, annotator_id, order) in judgments.iterator(chunk_size=2000):
+         item_id, annotator_id, order) in rows.iterator(chunk_size=2000):
         ext, doc, phenomenon, item_spam = items[item_id]
         code, excluded = annotators[annotator_id]
         screen = {pk: k for k, pk in enumerate(order or [], start=1)}
@@ -148,7 +151,7 @@ def export_lines(study: Study, *, fmt: str = "csv", history: bool = False) -> It
     return csv_lines(rows) if fmt == "csv" else jsonl_lines(rows)
 
 
-def judgments_frame(study: Study, history: bool = False) -> "pandas.DataFrame":  # noqa: F821
+def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
     """The export as a pandas DataFrame, one row per (judgment, candidate).
 
     Columns (in this order):
