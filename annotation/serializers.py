@@ -2,6 +2,11 @@
 
 Validation itself lives in ``services.judgment_validate`` (shared with the
 pages); these serializers describe the contract of INTERFACES.md.
+
+Some field names (source, context, label, errors) are also attributes of DRF's
+``Field``/``Serializer`` in the stubs. The names are the API contract, and DRF's
+metaclass moves declared fields off the class, so nothing is shadowed at run
+time: those lines carry a targeted ``type: ignore[assignment]``.
 """
 from rest_framework import serializers
 
@@ -14,7 +19,7 @@ class CandidateOut(serializers.Serializer):
 
 
 class ContextOut(serializers.Serializer):
-    source = serializers.ListField(child=serializers.CharField())
+    source = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # see top
     target = serializers.ListField(child=serializers.CharField())
 
 
@@ -32,8 +37,8 @@ class AssignmentOut(serializers.Serializer):
     options = serializers.ListField(child=serializers.CharField())
     labels = serializers.ListField(child=serializers.CharField())
     multi_label = serializers.BooleanField()
-    context = ContextOut()
-    source = serializers.CharField(allow_null=True)
+    context = ContextOut()  # type: ignore[assignment]  # see top
+    source = serializers.CharField(allow_null=True)  # type: ignore[assignment]  # see top
     candidates = CandidateOut(many=True)
     progress = ProgressOut()
     answer = serializers.JSONField(allow_null=True, help_text="The current answer when revising, else null.")
@@ -43,7 +48,8 @@ class JudgmentIn(serializers.Serializer):
     ranks = serializers.DictField(child=serializers.IntegerField(), required=False,
                                   help_text="Ranking: candidate id → rank (1 = best).")
     choice = serializers.CharField(required=False, help_text="Choice: a candidate id, or neither / tie / invalid.")
-    label = serializers.CharField(required=False, help_text="Judgment: one label.")
+    label = serializers.CharField(  # type: ignore[assignment]  # see top
+        required=False, help_text="Judgment: one label.")
     labels = serializers.ListField(child=serializers.CharField(), required=False,
                                    help_text="Judgment with several labels.")
     client_started_at = serializers.DateTimeField(required=False)
@@ -56,5 +62,6 @@ class JudgmentOut(serializers.Serializer):
 
 
 class ErrorsOut(serializers.Serializer):
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
-                                   help_text="Field name → messages.")
+    errors = serializers.DictField(  # type: ignore[assignment]  # see top
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Field name → messages.")

@@ -29,7 +29,9 @@ from studies.models import Study
 from .models import Annotator
 from .quality import AnnotatorQuality, annotator_quality, study_quality
 
-REASON_MAX_LENGTH = Annotator._meta.get_field("exclusion_reason").max_length
+_reason_length = Annotator._meta.get_field("exclusion_reason").max_length
+assert _reason_length is not None  # a CharField: Django requires its max_length
+REASON_MAX_LENGTH: int = _reason_length
 
 
 def annotator_exclude(*, annotator: Annotator, reason: str) -> Annotator:

@@ -18,7 +18,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
 
+from config.http import HtmxHttpRequest
 from studies.models import Status
 
 from . import selectors, services
@@ -85,8 +87,8 @@ def _item_url(annotator: Annotator, assignment: Assignment) -> str:
 
 def _render_item(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
     """The whole page, or only the item fragment for htmx requests (not for history restores)."""
-    htmx = getattr(request, "htmx", None)
-    fragment = bool(htmx) and not htmx.history_restore_request
+    htmx: HtmxDetails | None = getattr(request, "htmx", None)
+    fragment = htmx is not None and bool(htmx) and not htmx.history_restore_request
     template = "annotation/_item.html" if fragment else "annotation/item.html"
     return render(request, template, context, status=status)
 
@@ -136,7 +138,7 @@ def item_current(request: HttpRequest, annotator: Annotator) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @annotator_required
-def item_detail(request: HttpRequest, annotator: Annotator, assignment: str) -> HttpResponse:
+def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str) -> HttpResponse:
     """One of the annotator's items: GET shows it (pre-filled when judged), POST stores the answer."""
     found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
     if found is None:
@@ -147,7 +149,7 @@ def item_detail(request: HttpRequest, annotator: Annotator, assignment: str) -> 
     return _submit(request, annotator, found)
 
 
-def _submit(request: HttpRequest, annotator: Annotator, assignment: Assignment) -> HttpResponse:
+def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignment) -> HttpResponse:
     candidates = list(assignment.item.candidates.all())
     payload = payload_from_post(study=assignment.item.study, candidates=candidates, data=request.POST)
     try:

@@ -7,9 +7,11 @@ links to the item changelist filtered on the study and previews the first few.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Iterator, TypedDict
+
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -19,6 +21,19 @@ from annotation.services import annotators_create
 from . import admin_actions, selectors
 from .export import csv_lines, judgment_rows
 from .models import Candidate, Item, Status, Study
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations  # a dev-only package: types only
+
+    from .selectors import StudyWithCounts
+
+
+class _CandidateCount(TypedDict):
+    n_candidates: int
+
+
+if TYPE_CHECKING:
+    ItemWithCount = WithAnnotations[Item, _CandidateCount]
 
 INVITE_COUNT = 5
 ITEM_PREVIEW = 10
@@ -56,11 +71,11 @@ def close_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: 
 
 @admin.action(description="Export judgments (CSV)")
 def export_judgments_csv(modeladmin: admin.ModelAdmin, request: HttpRequest,
-                         queryset: QuerySet[Study]) -> HttpResponse:
+                         queryset: QuerySet[Study]) -> StreamingHttpResponse:
     """One CSV for every selected study (the ``study`` column tells them apart)."""
     studies = list(queryset.order_by("slug"))
 
-    def rows():
+    def rows() -> Iterator[dict[str, Any]]:
         for study in studies:
             yield from judgment_rows(study)
 
@@ -89,22 +104,22 @@ class StudyAdmin(admin.ModelAdmin):
         ("Items", {"fields": ("items_overview",)}),
     )
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Study]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[StudyWithCounts]:
         return selectors.study_list(queryset=super().get_queryset(request))
 
     @admin.display(description="items", ordering="n_items")
-    def items_column(self, study: Study) -> str:
+    def items_column(self, study: StudyWithCounts) -> str:
         url = reverse("admin:studies_item_changelist") + f"?study__id__exact={study.pk}"
         return format_html('<a href="{}">{}</a>{}', url, study.n_items,
                            format_html(' <span title="spam items">+{} spam</span>', study.n_spam) if study.n_spam else "")
 
     @admin.display(description="annotators", ordering="n_annotators")
-    def annotators_column(self, study: Study) -> str:
+    def annotators_column(self, study: StudyWithCounts) -> str:
         url = reverse("admin:annotation_annotator_changelist") + f"?study__id__exact={study.pk}"
         return format_html('<a href="{}">{}</a>', url, study.n_annotators)
 
     @admin.display(description="progress", ordering="n_done")
-    def progress_column(self, study: Study) -> str:
+    def progress_column(self, study: StudyWithCounts) -> str:
         return _progress_bar(study.n_done, study.n_needed)
 
     @admin.display(description="researcher page")
@@ -120,7 +135,7 @@ class StudyAdmin(admin.ModelAdmin):
                 "Changing it after annotators started changes the order of the items they have not seen yet.")
 
     @admin.display(description="items")
-    def items_overview(self, study: Study) -> str:
+    def items_overview(self, study: StudyWithCounts) -> str:
         if not study.pk:
             return "Items come from a study file: use “Import study” on the study list."
         items = list(study.items.order_by("order_key", "position", "pk")
@@ -159,9 +174,9 @@ class ItemAdmin(admin.ModelAdmin):
                          "classes": ("collapse",)}),
     )
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Item]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ItemWithCount]:
         return super().get_queryset(request).annotate(n_candidates=Count("candidates"))
 
     @admin.display(description="candidates", ordering="n_candidates")
-    def candidates_column(self, item: Item) -> int:
+    def candidates_column(self, item: ItemWithCount) -> int:
         return item.n_candidates

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -34,7 +34,8 @@ class CSVRenderer(BaseRenderer):
     format = "csv"
     charset = "utf-8"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: dict | None = None) -> bytes:
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
         return json.dumps(data).encode() if data is not None else b""
 
 
@@ -95,7 +96,9 @@ class JudgmentRowSerializer(serializers.Serializer):
     is_spam = serializers.BooleanField(help_text="The item is a generated spam (control) copy.")
     rank = serializers.IntegerField(allow_null=True, help_text="Ranking: this candidate's rank (1 = best).")
     choice = serializers.CharField(allow_null=True, help_text="Choice: the chosen system's name or the option.")
-    label = serializers.CharField(allow_null=True, help_text="Judgment: the labels given, joined by '+'.")
+    # The export's column name; DRF moves declared fields off the class, so it never shadows Field.label.
+    label = serializers.CharField(  # type: ignore[assignment]
+        allow_null=True, help_text="Judgment: the labels given, joined by '+'.")
     screen_position = serializers.IntegerField(allow_null=True, help_text="1-based position on screen.")
     started_at = serializers.DateTimeField()
     submitted_at = serializers.DateTimeField()

@@ -245,6 +245,7 @@ def connective_study(*, items: list[SourceItem], slug: str, title: str = "", sys
         connective = ref["text"][start:end]
         reference = {"system": "reference", "text": ref["text"], "is_reference": True,
                      "highlights": [[start, end]] if highlight else []}
+        other: dict[str, Any]
         if system is None:
             other = {"system": "connective-deleted", "text": delete_span(ref["text"], start, end), "highlights": []}
         else:

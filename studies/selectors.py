@@ -6,11 +6,32 @@ counting with ``distinct`` would multiply items by annotators first.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypedDict
+
 from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from .models import Item, Study
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations  # a dev-only package: types only
+
+    from .importing import ParsedStudy
+
+
+class StudyCounts(TypedDict):
+    """The counts ``study_list`` annotates on each study."""
+
+    n_items: int
+    n_spam: int
+    n_annotators: int
+    n_done: int
+    n_needed: int
+
+
+if TYPE_CHECKING:
+    StudyWithCounts = WithAnnotations[Study, StudyCounts]
 
 
 def _count(qs: QuerySet, outer: str = "study") -> Coalesce:
@@ -19,7 +40,7 @@ def _count(qs: QuerySet, outer: str = "study") -> Coalesce:
     return Coalesce(Subquery(sub, output_field=IntegerField()), Value(0))
 
 
-def study_list(*, queryset: QuerySet[Study] | None = None) -> QuerySet[Study]:
+def study_list(*, queryset: QuerySet[Study] | None = None) -> QuerySet[StudyWithCounts]:
     """Studies annotated with n_items (real), n_spam, n_annotators, n_done and n_needed.
 
     n_needed = (real + spam items) × redundancy: the judgments the study asks for;
@@ -50,7 +71,7 @@ def annotator_list(*, study: Study) -> QuerySet[Annotator]:
     ))
 
 
-def study_file_summary(parsed: "ParsedStudy") -> dict:  # noqa: F821
+def study_file_summary(parsed: ParsedStudy) -> dict[str, Any]:
     """What a validated study file will create: counts, systems, phenomena, spam items, judgments needed."""
     from collections import Counter
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.links import invitation_url
 from annotation.services import annotators_create
+from config.http import HtmxHttpRequest
 
 from . import selectors
 from .export import FORMATS, export_lines
@@ -53,7 +54,7 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @staff_member_required
-def study_invite(request: HttpRequest, slug: str) -> HttpResponse:
+def study_invite(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Create N annotators; htmx gets the refreshed annotator table, a plain form post a redirect."""
     study = get_object_or_404(Study, slug=slug)
     form = InviteForm(request.POST)
@@ -68,7 +69,8 @@ def study_invite(request: HttpRequest, slug: str) -> HttpResponse:
     if form.is_valid():
         messages.success(request, f"{len(created)} annotator(s) invited.")
     else:
-        messages.error(request, "count: " + " ".join(form.errors.get("count", ["invalid"])))
+        # str(): the stubs type ErrorList's items as ValidationError | str; iterating yields str.
+        messages.error(request, "count: " + " ".join(str(m) for m in form.errors.get("count", ["invalid"])))
     return redirect("studies:detail", slug=study.slug)
 
 

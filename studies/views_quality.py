@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.models import Annotator
 from annotation.quality import SORT_KEYS, quality_sorted, study_quality
 from annotation.services_quality import annotator_exclude, annotator_include, study_apply_auto_exclusion
+from config.http import HtmxHttpRequest
 
 from .models import Study
 
@@ -58,7 +59,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
     }
 
 
-def _respond(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
+def _respond(request: HtmxHttpRequest, context: dict, status: int = 200) -> HttpResponse:
     template = "studies/_quality_table.html" if request.htmx else "studies/quality.html"
     return render(request, template, context, status=status)
 
@@ -70,7 +71,7 @@ def _back(study: Study, sort: str, direction: str) -> HttpResponse:
 
 @require_GET
 @staff_member_required
-def study_quality_page(request: HttpRequest, slug: str) -> HttpResponse:
+def study_quality_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     sort, direction = _sorting(request)
     return _respond(request, _context(study, sort, direction))
@@ -78,7 +79,7 @@ def study_quality_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @staff_member_required
-def quality_exclude(request: HttpRequest, slug: str, code: str) -> HttpResponse:
+def quality_exclude(request: HtmxHttpRequest, slug: str, code: str) -> HttpResponse:
     """Exclude one annotator with a reason; a missing reason is shown next to that annotator's form."""
     study = get_object_or_404(Study, slug=slug)
     annotator = get_object_or_404(Annotator, study=study, code=code)
@@ -98,7 +99,7 @@ def quality_exclude(request: HttpRequest, slug: str, code: str) -> HttpResponse:
 
 @require_POST
 @staff_member_required
-def quality_include(request: HttpRequest, slug: str, code: str) -> HttpResponse:
+def quality_include(request: HtmxHttpRequest, slug: str, code: str) -> HttpResponse:
     """Put an excluded annotator back: their judgments count again."""
     study = get_object_or_404(Study, slug=slug)
     annotator = get_object_or_404(Annotator, study=study, code=code)
@@ -111,7 +112,7 @@ def quality_include(request: HttpRequest, slug: str, code: str) -> HttpResponse:
 
 @require_POST
 @staff_member_required
-def quality_apply_rule(request: HttpRequest, slug: str) -> HttpResponse:
+def quality_apply_rule(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Apply the study's automatic exclusion rule to everyone now (e.g. after changing the share)."""
     study = get_object_or_404(Study, slug=slug)
     study_apply_auto_exclusion(study=study)
