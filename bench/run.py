@@ -8,7 +8,10 @@
    annotators (60,000 judgments, 600,000 candidate-pair ratings), stored in a
    temporary SQLite database with ``bulk_create``;
 3. the same report recomputed from the study's CSV export
-   (``agreement --judgments``), and the export itself.
+   (``agreement --judgments``), and the export itself;
+4. the annotation side (``bench/annotation.py``): importing a study file of the
+   same size, and the latency and SQL query count of the API's "next" and
+   "submit".
 
 Each command runs as its own subprocess under a small wrapper process, so the
 peak resident memory (``getrusage(RUSAGE_CHILDREN).ru_maxrss``) is that one
@@ -139,7 +142,7 @@ def build_study(db: Path, n_items: int, n_systems: int = 5, n_annotators: int = 
             k = n % n_items
             item_cands = cands[k * n_systems:(k + 1) * n_systems]
             scores = {c.pk: quality[c.system] + rng.gauss(0, 1.0) for c in item_cands}
-            ordered = sorted(scores, key=scores.get, reverse=True)
+            ordered = sorted(scores, key=lambda pk: scores[pk], reverse=True)
             ranks, rank = {}, 0
             for pos, pk in enumerate(ordered):
                 # about one pair in six is tied with the candidate above it
@@ -210,6 +213,10 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     if not diff <= 1e-8:
         raise SystemExit("the report recomputed from the export differs from the study report")
+    print()
+    print("annotation side (bench/annotation.py):", flush=True)
+    subprocess.run([PY, "-W", "ignore", str(ROOT / "bench" / "annotation.py"), "--items", str(args.study_items)],
+                   env=env, cwd=ROOT, check=True)
 
 
 if __name__ == "__main__":

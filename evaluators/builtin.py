@@ -39,8 +39,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from studies.models import Item, Study
+
+if TYPE_CHECKING:  # sacrebleu is imported on first use
+    from sacrebleu.metrics.base import Metric
 
 ScoreRow = tuple[Item, str, float]
 
@@ -56,12 +60,13 @@ class BuiltinEvaluator:
 
 # --------------------------------------------------------------------------- sacrebleu
 @lru_cache(maxsize=None)
-def _metric(kind: str):  # noqa: ANN202 - sacrebleu metric object
+def _metric(kind: str) -> Metric:
     from sacrebleu.metrics import BLEU, CHRF, TER
 
     # effective_order: sentence BLEU without it is 0 for any sentence lacking a 4-gram match
     # (sacrebleu's own recommendation for sentence-level use; Post 2018).
-    return {"bleu": lambda: BLEU(effective_order=True), "chrf": CHRF, "ter": TER}[kind]()
+    makers: dict[str, Callable[[], Metric]] = {"bleu": lambda: BLEU(effective_order=True), "chrf": CHRF, "ter": TER}
+    return makers[kind]()
 
 
 def sentence_bleu(hypothesis: str, reference: str) -> float:

@@ -61,7 +61,8 @@ def t_test_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _groups(block: dict[str, Any], key: str) -> list[str]:
     names: list[str] = []
-    for entry in ([block.get("human")] if block.get("human") else []) + list(block["evaluators"].values()):
+    entries: list[dict[str, Any]] = [block["human"]] if block.get("human") else []
+    for entry in entries + list(block["evaluators"].values()):
         for g in (entry.get(key) or {}):
             if g not in names:
                 names.append(g)

@@ -301,8 +301,9 @@ def compare_frames(
     scores["is_reference"] = scores["is_reference"].fillna(False).astype(bool)
     scores["is_spam_item"] = scores["is_spam_item"].fillna(False).astype(bool)
     if evaluators is None:
-        hib = scores.groupby("evaluator")["higher_is_better"].first() if "higher_is_better" in scores else {}
-        evaluators = [{"name": n, "higher_is_better": bool(hib.get(n, True)) if len(hib) else True}
+        column_hib: pd.Series | dict[str, bool] = (
+            scores.groupby("evaluator")["higher_is_better"].first() if "higher_is_better" in scores else {})
+        evaluators = [{"name": n, "higher_is_better": bool(column_hib.get(n, True)) if len(column_hib) else True}
                       for n in sorted(scores["evaluator"].unique())]
 
     references = set(judgments.loc[judgments["is_reference"].astype(bool), "system"].astype(str)) if len(judgments) else set()
@@ -332,12 +333,13 @@ def compare_frames(
         name, hib = str(spec["name"]), bool(spec["higher_is_better"])
         kind = str(spec.get("kind") or "imported")
         rows = _oriented(scores[scores["evaluator"] == name], hib)
-        systems, system_score, score_hib = _evaluator_systems(rows, hib, kind)
+        # Not ``systems``: that parameter (every candidate system) is read again below.
+        by_system, system_score, score_hib = _evaluator_systems(rows, hib, kind)
         entry: dict[str, Any] = {
             "name": name, "higher_is_better": hib, "kind": kind, "description": spec.get("description", ""),
             "system_score": system_score, "system_score_higher_is_better": score_hib,
             "n_scores": int(len(rows)),
-            "systems": {s: {k: v for k, v in e.items() if k != "oriented"} for s, e in systems.items()},
+            "systems": {s: {k: v for k, v in e.items() if k != "oriented"} for s, e in by_system.items()},
         }
         real_rows = rows[~rows["is_spam_item"]]
         units, unit_kind = unit_scores(real_rows, item_documents)
@@ -347,7 +349,7 @@ def compare_frames(
             entry["item_level"] = _item_level(pairs, real_rows)
         else:
             entry["item_level"] = None
-        oriented = pd.Series({s: e["oriented"] for s, e in systems.items()}, dtype=float).dropna()
+        oriented = pd.Series({s: e["oriented"] for s, e in by_system.items()}, dtype=float).dropna()
         oriented_by_name[name] = oriented
         if len(human_series):
             entry["system_level"] = {m: _corr_block(correlation(oriented, human_series, method=m, n_boot=n_boot, seed=seed))

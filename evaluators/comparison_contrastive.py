@@ -70,7 +70,9 @@ def item_groups(items: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     for column in ("phenomenon", "pronoun", "antecedent_distance"):
         if column not in frame.columns:
             frame[column] = None
-    phenomenon = frame["phenomenon"].where(frame["phenomenon"].notna() & (frame["phenomenon"] != ""), None)
+    # pandas accepts None as ``other`` (a missing value); pandas-stubs leave None out of its type.
+    phenomenon = frame["phenomenon"].where(  # type: ignore[call-overload]
+        frame["phenomenon"].notna() & (frame["phenomenon"] != ""), None)
     pronoun = frame["pronoun"].where(frame["pronoun"].notna() & (frame["pronoun"] != ""), phenomenon)
     has_distance = bool(frame["antecedent_distance"].map(lambda v: distance_bucket(v) != NONE).any())
     out = pd.DataFrame({"item": frame["item"].astype(str),
@@ -92,7 +94,7 @@ def evaluator_accuracy(rows: pd.DataFrame, variants: list[str], groups: pd.DataF
                        higher_is_better: bool, has_distance: bool) -> dict[str, Any]:
     """ContraPro accuracy of one evaluator from its scores on real items (``item, system, score, is_reference``)."""
     used = rows[rows["is_reference"] | rows["system"].isin(variants)][["item", "system", "score", "is_reference"]]
-    empty = {"accuracy": None, "n_correct": 0, "n_items": 0, "n_skipped": 0, "by_pronoun": {},
+    empty: dict[str, Any] = {"accuracy": None, "n_correct": 0, "n_items": 0, "n_skipped": 0, "by_pronoun": {},
              "by_antecedent_distance": {} if has_distance else None}
     if not used["is_reference"].any():
         return empty | {"note": "the evaluator did not score the reference: ContraPro accuracy needs the reference's "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Sequence
+from typing import Any, Sequence
 
 # Colours from static/css/app.css (--accent, --bad, --muted, --border).
 ACCENT = "#2456c7"
@@ -157,7 +157,7 @@ def kappa_heatmap_svg(pairs: Sequence[dict]) -> str:
     if not pairs:
         return ""
     raters = sorted({p["rater_a"] for p in pairs} | {p["rater_b"] for p in pairs})
-    value = {}
+    value: dict[tuple[str, str], dict[str, Any]] = {}
     for p in pairs:
         value[(p["rater_a"], p["rater_b"])] = value[(p["rater_b"], p["rater_a"])] = p
     n = len(raters)
@@ -187,11 +187,11 @@ def kappa_heatmap_svg(pairs: Sequence[dict]) -> str:
                 parts.append(f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(cell)}" height="{_n(cell)}" fill="#fff" '
                              f'stroke="{GRID}"/>')
                 continue
-            p = value.get((a, b))
-            v = p.get("value") if p else None
-            tip = f"{a} × {b}: " + ("undefined" if v is None else repr(v)) + (f" on {p['n']} items" if p else "")
-            if p and p.get("note"):
-                tip += f" ({p['note']})"
+            pair = value.get((a, b))
+            v = pair.get("value") if pair else None
+            tip = f"{a} × {b}: " + ("undefined" if v is None else repr(v)) + (f" on {pair['n']} items" if pair else "")
+            if pair and pair.get("note"):
+                tip += f" ({pair['note']})"
             parts.append(f'<g><title>{escape(tip)}</title><rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(cell)}" '
                          f'height="{_n(cell)}" fill="{_kappa_colour(v)}" stroke="#fff"/>')
             if show_numbers:

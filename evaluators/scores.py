@@ -189,7 +189,8 @@ def parse_scores(*, study: Study, file_name: str, content: str, name: str | None
             else:
                 seen[key] = line
         if not bad:
-            rows.append(_Row(line, row_name, item, system, score, document or item.document_id,  # type: ignore[arg-type]
+            assert row_name is not None and item is not None and score is not None  # else the row was bad
+            rows.append(_Row(line, row_name, item, system, score, document or item.document_id,
                              hib if isinstance(hib, bool) else None))
     if not records and not errors:
         errors.append("file: no score rows")

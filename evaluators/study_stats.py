@@ -377,6 +377,7 @@ def report_from_frame(
     report["control"] = _control(outcomes, excluded) if protocol != "judgment" else None
     if report["control"] is None and protocol != "judgment":
         notes.append("no real item shows a hidden reference: no control figure")
+    pairs: pd.DataFrame | None
     if protocol == "ranking" and spam == "drop":
         pairs = both["keep"][0]  # the same conversion: real items, ties kept
     else:
@@ -469,8 +470,8 @@ def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", exclude
     gives the report's top-level coefficients again.
     """
     _check_policies({"ties": ties, "spam": spam, "excluded": excluded})
-    frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
+    frame = stats_frame(study_export_frame(study), source=f"study {study.slug}")[0]
     if frame.empty:
         return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
-    ratings, _ = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)
+    ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)[0]
     return ratings[["item", "rater", "label", "phenomenon"]]

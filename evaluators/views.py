@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -121,7 +121,7 @@ def report_json(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-def _csv_stream(columns: list[str], rows: Any) -> Iterator[str]:
+def _csv_stream(columns: list[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(columns)
@@ -136,13 +136,14 @@ def _csv_stream(columns: list[str], rows: Any) -> Iterator[str]:
 
 @require_GET
 @staff_member_required
-def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
+def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponseBase:
     """One table of the report as CSV (unrounded numbers); ``ratings`` is the long table agreement used."""
     if table not in DOWNLOADS:
         raise Http404(f"No table {table!r}; tables: {', '.join(DOWNLOADS)}")
     study, options, errors = _study_and_options(request, slug)
     if errors:
         return JsonResponse({"errors": errors}, status=400)
+    rows: Iterable[Sequence[Any]]
     if table == "ratings":
         frame = study_stats.study_ratings(study, **options)
         columns, rows = list(frame.columns), frame.itertuples(index=False, name=None)

@@ -222,13 +222,13 @@ def _agreement_from_coded(coded: Coded, weights: str) -> dict:
     coefs["percent_agreement"] = _coef(pa, pa_se, n, lower=0.0)
 
     if q < 2:
-        note = (
+        reason = (
             "only one category: chance agreement is 1 and every chance-corrected "
             "coefficient is 0/0 (undefined); pass the full category list via `categories`"
         )
         for k in keys:
             if k != "percent_agreement":
-                coefs[k] = _undefined(note)
+                coefs[k] = _undefined(reason)
         return result
 
     frame = coded.to_irrcac_frame()

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 from irrCAC.weights import Weights
 
 __all__ = [
@@ -123,15 +124,16 @@ def derive_categories(labels: Iterable[Any]) -> list:
     """
     s = labels if isinstance(labels, pd.Series) else pd.Series(list(labels), dtype=object)
     s = clean_labels(s).dropna()
+    uniq: np.ndarray | ExtensionArray | list[Any]
     try:
         uniq = pd.unique(s)
     except TypeError:
         uniq = list({str(v): v for v in s}.values())
     if len(uniq) == 0:
         return []
-    nums = [_as_number(v) for v in uniq]
-    if all(n is not None for n in nums):
-        return _python_numbers(sorted(set(nums)))  # type: ignore[arg-type]
+    nums = [n for n in (_as_number(v) for v in uniq) if n is not None]
+    if len(nums) == len(uniq):
+        return _python_numbers(sorted(set(nums)))
     return sorted({str(v) for v in uniq})
 
 
@@ -140,9 +142,10 @@ def _normalise_categories(categories: Sequence[Any]) -> tuple[list, bool]:
     cats = list(categories)
     if any(is_missing_label(c) for c in cats):
         raise ValueError("categories must not contain missing/blank values")
-    nums = [_as_number(c) for c in cats]
-    if cats and all(n is not None for n in nums):
-        out = _python_numbers(nums)  # type: ignore[arg-type]
+    nums = [n for n in (_as_number(c) for c in cats) if n is not None]
+    out: list[int | float] | list[str]
+    if cats and len(nums) == len(cats):
+        out = _python_numbers(nums)
         numeric = True
     else:
         out = [str(c).strip() for c in cats]
@@ -290,7 +293,8 @@ def code_long(
                 f"{int(dup.sum())} rows rate the same (item, rater) more than once, e.g. {ex}; "
                 "pass duplicates='first' or 'last' to keep one"
             )
-        df = df.drop_duplicates(["item", "rater"], keep=duplicates)
+        keep: Literal["first", "last"] = "first" if duplicates == "first" else "last"  # validated above
+        df = df.drop_duplicates(["item", "rater"], keep=keep)
     codes, cats, numeric = encode_labels(df["label"], categories)
     item_idx, item_ids = _factorize(df["item"])
     rater_idx, rater_ids = _factorize(df["rater"])

@@ -45,8 +45,11 @@ __all__ = [
 
 _METHODS = ("pearson", "spearman", "kendall")
 
+# Scores as the functions accept them: aligned by index when every argument is a Series, else by position.
+Scores = Sequence[float] | pd.Series | np.ndarray
 
-def _align(x: Sequence[float] | pd.Series, y: Sequence[float] | pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+
+def _align(x: Scores, y: Scores) -> tuple[np.ndarray, np.ndarray, int]:
     """Align (by index when both are Series) and drop pairs with a NaN."""
     if isinstance(x, pd.Series) and isinstance(y, pd.Series):
         joined = pd.concat([x.rename("x"), y.rename("y")], axis=1, join="inner")
@@ -122,8 +125,8 @@ def _bootstrap_rank_correlations(x: np.ndarray, y: np.ndarray, idx: np.ndarray, 
 
 
 def correlation(
-    metric: Sequence[float] | pd.Series,
-    human: Sequence[float] | pd.Series,
+    metric: Scores,
+    human: Scores,
     *,
     method: str = "pearson",
     n_boot: int = 1000,
@@ -216,9 +219,9 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> dict[str, Any]:
 
 
 def compare_correlations(
-    human: Sequence[float] | pd.Series,
-    metric_a: Sequence[float] | pd.Series,
-    metric_b: Sequence[float] | pd.Series,
+    human: Scores,
+    metric_a: Scores,
+    metric_b: Scores,
     *,
     method: str = "pearson",
 ) -> dict[str, Any]:
@@ -248,7 +251,7 @@ def compare_correlations(
     return res
 
 
-def _series(x: Sequence[float] | pd.Series) -> pd.Series:
+def _series(x: Scores) -> pd.Series:
     return x if isinstance(x, pd.Series) else pd.Series(np.asarray(x, dtype=float))
 
 
@@ -316,8 +319,8 @@ def wmt_kendall_tau(
 
 
 def paired_t_test(
-    scores_a: Sequence[float] | pd.Series,
-    scores_b: Sequence[float] | pd.Series,
+    scores_a: Scores,
+    scores_b: Scores,
     *,
     confidence: float = 0.95,
 ) -> dict[str, Any]:
@@ -353,7 +356,7 @@ def paired_t_test(
 
 
 def bootstrap_mean_ci(
-    scores: Sequence[float] | pd.Series,
+    scores: Scores,
     *,
     n_boot: int = 1000,
     seed: int | None = 0,

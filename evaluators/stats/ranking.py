@@ -32,7 +32,7 @@ resample and ``M`` the items x (wins | ties) count matrix.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -421,7 +421,7 @@ def _bootstrap_arrays(prep: _Pairs, n_boot: int, seed: int | None, ties: str, pr
 
 def _percentile_ci(x: np.ndarray, confidence: float) -> list[list[float | None]]:
     lo_q, hi_q = percentile_levels(confidence)
-    res = []
+    res: list[list[float | None]] = []
     for col in x.T:
         col = col[~np.isnan(col)]
         if len(col) == 0:
@@ -545,7 +545,8 @@ def system_ranking(
     score = {"bt": theta[0], "expected_wins": ew, "win_rate": wr}[rank_by]
     ranks = _ranks(score[None, :])[0]
     if n_boot == 0:
-        cis = {s: dict.fromkeys(("win_rate", "expected_wins", "bt", "rank")) for s in prep.systems}
+        cis: Mapping[str, Mapping[str, list[Any] | None]] = {
+            s: dict.fromkeys(("win_rate", "expected_wins", "bt", "rank")) for s in prep.systems}
     else:
         cis = _bootstrap_cis(prep, n_boot, seed, ties, prior, rank_by, confidence)
     w0, t0 = w[0], t[0]

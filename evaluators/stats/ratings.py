@@ -302,7 +302,8 @@ def _choices(df: pd.DataFrame, policies: dict) -> pd.DataFrame:
     first = df.groupby("judgment", sort=False).agg(
         item=("item", "first"), annotator=("annotator", "first"), choice=("choice", "first")
     )
-    cands = df.groupby("judgment", sort=False)["system"].agg(lambda s: tuple(sorted(s)))
+    # A tuple per group is what pandas returns here; pandas-stubs only allow scalar results of agg.
+    cands = df.groupby("judgment", sort=False)["system"].agg(lambda s: tuple(sorted(s)))  # type: ignore[type-var]
     first["candidates"] = cands
     raw = first["choice"]
     missing = raw.map(is_missing_label).astype(bool)
