@@ -88,7 +88,9 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
     Runs a constant number of queries whatever the study's size.
     """
     study = annotator.study
-    last = annotator.assignments.order_by("-sequence").first()
+    last = annotator.assignments.select_related("item").order_by("-sequence").first()
+    if last is not None:
+        last.item.study = study  # already loaded: spare the callers a query
     if last is not None and last.status == AssignmentStatus.PENDING:
         return last
     if study.status != Status.OPEN or annotator.excluded:
@@ -112,6 +114,7 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
                 candidates_qs = candidates_qs.select_for_update(skip_locked=True, of=("self",))
             item = candidates_qs.first()
             if item is not None:
+                item.study = study
                 claimed = (Item.objects.filter(pk=item.pk, n_assigned__lt=study.redundancy)
                            .update(n_assigned=F("n_assigned") + 1))
                 if not claimed:
