@@ -7,6 +7,7 @@ and is the same on SQLite and PostgreSQL.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from annotation.models import Annotator
 from annotation.services import annotators_create, assignment_next, judgment_submit
@@ -26,6 +27,7 @@ def answer_all(study: Study, annotators: list[Annotator]) -> int:
             item = assignment.item
             cands = {c.system: c for c in item.candidates.all()}
             rng = random.Random(f"{item.external_id}:{annotator.sequence}")
+            payload: dict[str, Any]
             if study.protocol == "ranking":
                 pattern = rng.choice(RANK_PATTERNS)
                 ranks = {cands[s].public_id: r for s, r in zip(["reference", "sys1", "sys2"], pattern)}

@@ -53,7 +53,7 @@ def test_candidate_order_is_shuffled_per_annotator_and_stored():
     study = make_study(n_items=30, n_candidates=4, settings={"redundancy": 2})
     a, b = annotators_create(study=study, count=2)
     work_through(a), work_through(b)
-    orders = Counter()
+    orders: Counter[tuple[str, ...]] = Counter()
     for assignment in Assignment.objects.filter(annotator__study=study).select_related("item"):
         systems = dict(Candidate.objects.filter(item=assignment.item).values_list("pk", "system"))
         assert sorted(assignment.candidate_order) == sorted(systems)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from io import StringIO
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -19,7 +20,7 @@ from tests.compare_study import compare_study
 pytestmark = pytest.mark.django_db
 
 # p1: es, antecedent 0 sentences back, two variants; p2: er, 1 back; p3: es, 5 back (bucket ">3")
-ITEMS = [
+ITEMS: list[dict[str, Any]] = [
     {"id": "p1", "phenomenon": "pronoun", "source": "Es ist rot.", "metadata": {"pronoun": "es", "antecedent_distance": 0},
      "candidates": [{"system": "reference", "is_reference": True, "text": "It is red."},
                     {"system": "contrastive-he", "text": "He is red."},

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from io import StringIO
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ def test_documents_are_the_unit_when_the_study_has_them():
     items = pd.DataFrame({"item": [f"i{k}" for k in range(5)], "document": ["d1", "d1", "d2", "d2", "d3"],
                           "phenomenon": ""})
     m = run(frame({"A": A, "B": B, "C": C}), items=items)
-    doc = {s: [np.mean(v[0:2]), np.mean(v[2:4]), v[4]] for s, v in (("A", A), ("B", B), ("C", C))}
+    doc: dict[str, list[Any]] = {s: [np.mean(v[0:2]), np.mean(v[2:4]), v[4]] for s, v in (("A", A), ("B", B), ("C", C))}
     assert m["system_means"]["unit"] == "document" and m["paired_t_tests"]["unit"] == "document"
     assert m["system_means"]["systems"]["A"]["n"] == 3
     assert m["system_means"]["systems"]["A"]["mean"] == pytest.approx(np.mean(doc["A"]))

@@ -103,7 +103,7 @@ def test_api_equals_the_command(study):
     out = StringIO()
     call_command("compare", study.slug, "--json", "--bootstrap", "100", "--seed", "3", stdout=out)
     assert response.json() == json.loads(out.getvalue())
-    only = api.get(url, {"bootstrap": 50, "evaluator": "oracle"}).json()
+    only = api.get(url, {"bootstrap": "50", "evaluator": "oracle"}).json()
     assert [e["name"] for e in only["evaluators"]] == ["oracle"]
     assert api.get(url, {"evaluator": "bleu"}).json() == {
         "errors": {"evaluator": ["no scores for bleu; available: oracle, reversed"]}}

@@ -15,7 +15,7 @@ from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX = {"HX-Request": "true"}
 
 
 # --- personas and helpers ---------------------------------------------------------
@@ -334,10 +334,10 @@ def test_htmx_get_returns_the_fragment_and_history_restore_the_page():
     client = Client()
     assignment, page = open_current(client, annotator)
     assert page.lstrip().startswith("<!doctype html>")
-    fragment = client.get(url("item-detail", annotator, assignment.public_id), **HTMX).content.decode()
+    fragment = client.get(url("item-detail", annotator, assignment.public_id), headers=HTMX).content.decode()
     assert fragment.lstrip().startswith("<div id=\"item\"") and "<html" not in fragment
     restore = client.get(url("item-detail", annotator, assignment.public_id),
-                         HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HTMX).content.decode()
+                         headers={**HTMX, "HX-History-Restore-Request": "true"}).content.decode()
     assert "<html" in restore
 
 
@@ -346,7 +346,7 @@ def test_htmx_submit_pushes_next_url_and_renders_next_fragment():
     annotator = one_annotator(study)
     client = Client()
     assignment, _ = open_current(client, annotator)
-    resp = client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment), **HTMX)
+    resp = client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment), headers=HTMX)
     assert resp.status_code == 200
     nxt = Assignment.objects.get(annotator=annotator, sequence=2)
     assert resp["HX-Push-Url"] == url("item-detail", annotator, nxt.public_id)
@@ -361,7 +361,7 @@ def test_htmx_refused_submit_swaps_the_error_fragment():
     annotator = one_annotator(study)
     client = Client()
     assignment, _ = open_current(client, annotator)
-    resp = client.post(url("item-detail", annotator, assignment.public_id), {}, **HTMX)
+    resp = client.post(url("item-detail", annotator, assignment.public_id), {}, headers=HTMX)
     assert resp.status_code == 200  # htmx swaps only 2xx
     body = resp.content.decode()
     assert "<html" not in body and 'role="alert"' in body and "Every candidate needs a rank" in body
@@ -375,7 +375,7 @@ def test_htmx_last_submit_redirects_the_browser_to_the_completion_page():
     client = Client()
     for _ in range(3):
         assignment, _ = open_current(client, annotator)
-        resp = client.post(url("item-detail", annotator, assignment.public_id), {"label": "correct"}, **HTMX)
+        resp = client.post(url("item-detail", annotator, assignment.public_id), {"label": "correct"}, headers=HTMX)
     assert resp["HX-Redirect"] == url("done", annotator)
 
 
@@ -587,13 +587,13 @@ def test_no_system_names_flags_or_item_ids_in_any_page(protocol):
         assignment = Assignment.objects.get(public_id=resp["Location"].rstrip("/").rsplit("/", 1)[1])
         seen_spam += assignment.item.is_spam
         bodies.append(client.get(resp["Location"]).content.decode())
-        bodies.append(client.get(resp["Location"], **HTMX).content.decode())
+        bodies.append(client.get(resp["Location"], headers=HTMX).content.decode())
         cands = on_screen(assignment)
         refused = {"ranking": {}, "choice": {"choice": "bogus"}, "judgment": {"labels": ["nope"]}}[protocol]
         bodies.append(client.post(resp["Location"], refused).content.decode())
         answer = {"ranking": rank_data(assignment), "choice": {"choice": cands[0].public_id},
                   "judgment": {"labels": ["correct"]}}[protocol]
-        posted = client.post(resp["Location"], answer, **HTMX)
+        posted = client.post(resp["Location"], answer, headers=HTMX)
         bodies.append(posted.content.decode())
         assert Judgment.objects.filter(assignment=assignment).exists()
     bodies.append(client.get(url("done", annotator)).content.decode())

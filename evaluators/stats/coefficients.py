@@ -186,8 +186,8 @@ def kappa_from_confusion(conf: np.ndarray, w: np.ndarray) -> tuple[float | None,
 
 
 def cohen_kappa(
-    a: Sequence[Any],
-    b: Sequence[Any],
+    a: Sequence[Any] | np.ndarray,
+    b: Sequence[Any] | np.ndarray,
     *,
     categories: Sequence[Any] | None = None,
     weights: str = "identity",

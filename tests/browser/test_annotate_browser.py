@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, Judgment
+from annotation.models import Annotator, Assignment, Judgment
 from annotation.services import annotators_create
 from annotation.selectors import ordered_candidates
 from studies.importing import study_import
@@ -89,7 +89,7 @@ def judgment_file() -> dict:
                        "candidates": [cand("sys1", text, "Elle", "il", "Ils")]}]}
 
 
-def start(live_server, study) -> str:
+def start(live_server, study) -> tuple[Annotator, str]:
     annotator = annotators_create(study=study)[0]
     return annotator, f"{live_server.url}/a/{annotator.token}/"
 

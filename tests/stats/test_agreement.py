@@ -11,6 +11,7 @@ import json
 import math
 import time
 import warnings
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -163,7 +164,7 @@ def test_vectorised_conger_equals_irrcac_random_missing(weights, labels):
     wide = pd.DataFrame(rng.integers(1, 6, size=(150, 5)).astype(float), columns=list("vwxyz"))
     wide["w"] = np.where(rng.random(150) < 0.6, wide["v"], wide["w"])
     wide = wide.mask(rng.random(wide.shape) < 0.25)
-    cats = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]  # one unused category
+    cats: list[float] | list[str] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]  # one unused category
     if labels == "string":
         wide = wide.apply(lambda s: s.map(lambda v: None if pd.isna(v) else f"c{int(v)}"))
         cats = [f"c{i}" for i in range(1, 7)]
@@ -186,7 +187,7 @@ def test_krippendorff_se_differs_from_irrcac_python_and_matches_r():
 
 def _alpha_coincidence(wide: pd.DataFrame, delta) -> float:
     """Krippendorff (2011) alpha via the coincidence matrix: 1 - D_o / D_e."""
-    cats = sorted(wide.stack().unique().tolist())
+    cats = sorted(cast(pd.Series, wide.stack()).unique().tolist())  # one column level: stack() is a Series
     idx = {c: i for i, c in enumerate(cats)}
     q = len(cats)
     o = np.zeros((q, q))

@@ -43,11 +43,17 @@ SMALL = make_pairs(
 )
 
 
+def _row(table: pd.DataFrame, key: tuple[str, str]) -> dict:
+    row = table.loc[key]
+    assert isinstance(row, pd.Series)  # a full (system, opponent) key selects one row
+    return row.to_dict()
+
+
 def test_pairwise_table_counts():
     t = pairwise_table(SMALL).set_index(["system", "opponent"])
-    assert t.loc[("A", "B")].to_dict() == {"wins": 3, "ties": 2, "losses": 1, "n": 6}
-    assert t.loc[("B", "A")].to_dict() == {"wins": 1, "ties": 2, "losses": 3, "n": 6}
-    assert t.loc[("C", "B")].to_dict() == {"wins": 1, "ties": 1, "losses": 4, "n": 6}
+    assert _row(t, ("A", "B")) == {"wins": 3, "ties": 2, "losses": 1, "n": 6}
+    assert _row(t, ("B", "A")) == {"wins": 1, "ties": 2, "losses": 3, "n": 6}
+    assert _row(t, ("C", "B")) == {"wins": 1, "ties": 1, "losses": 4, "n": 6}
     assert len(t) == 6
 
 
