@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: demo test test-sqlite test-postgres test-browser browser bench lint clean
+.PHONY: demo test test-sqlite test-postgres test-browser browser bench lint typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: $(VENV)/.installed-dev browser
 	  DATABASE_URL=$${DATABASE_URL:-$(PG_URL)} $(PY) -m pytest -q -m "not browser"; \
 	else echo "== PostgreSQL not reachable: PostgreSQL pass skipped"; \
 	  if [ "$$CI" = "true" ]; then echo "PostgreSQL is required under CI=true"; exit 1; fi; fi
+
+# Type checking (mypy.ini: django-stubs and DRF plugins, pandas-stubs).
+typecheck: $(VENV)/.installed-dev
+	$(PY) -m mypy
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py
