@@ -153,6 +153,27 @@ def spam_victim(candidates: list[Candidate], rng: random.Random) -> Candidate:
     return rng.choice(pool)
 
 
+def _spam_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
+    """A spam copy of ``item`` with one candidate scrambled; None when its text is too short to scramble."""
+    candidates = list(item.candidates.all())
+    victim = spam_victim(candidates, rng)
+    scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
+    if scrambled == victim.text:
+        return None
+    copy = Item.objects.create(
+        study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
+        position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
+        target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
+        order_key=rng.randrange(ORDER_KEY_MODULUS))
+    Candidate.objects.bulk_create([
+        Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,
+                  text=scrambled if c.pk == victim.pk else c.text,
+                  is_spam=c.pk == victim.pk, highlights=moved if c.pk == victim.pk else c.highlights)
+        for c in candidates
+    ])
+    return copy
+
+
 @transaction.atomic
 def spam_items_create(*, study: Study) -> list[Item]:
     """Create the study's spam items, replacing earlier ones.
@@ -165,28 +186,22 @@ def spam_items_create(*, study: Study) -> list[Item]:
         raise SpamError(f"Study {study.slug!r} already has assignments; spam items can only be "
                         "regenerated before the first item is handed out.")
     study.items.filter(is_spam=True).delete()
-    real = list(study.items.filter(is_spam=False).order_by("pk").prefetch_related("candidates"))
+    real_ids = list(study.items.filter(is_spam=False).order_by("pk").values_list("pk", flat=True))
     rng = random.Random(f"{study.seed}:spam")
-    wanted = spam_count(len(real), study.spam_rate)
+    wanted = spam_count(len(real_ids), study.spam_rate)
     created: list[Item] = []
-    for item in rng.sample(real, len(real)):
+    order = rng.sample(real_ids, len(real_ids))
+    # Load only the items the draw reaches, a batch at a time (a few are skipped as too short to scramble).
+    batch = max(1, 2 * wanted)
+    for start in range(0, len(order), batch):
         if len(created) == wanted:
             break
-        candidates = list(item.candidates.all())
-        victim = spam_victim(candidates, rng)
-        scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
-        if scrambled == victim.text:
-            continue  # too short to scramble; try another item
-        copy = Item.objects.create(
-            study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
-            position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
-            target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
-            order_key=rng.randrange(ORDER_KEY_MODULUS))
-        Candidate.objects.bulk_create([
-            Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,
-                      text=scrambled if c.pk == victim.pk else c.text,
-                      is_spam=c.pk == victim.pk, highlights=moved if c.pk == victim.pk else c.highlights)
-            for c in candidates
-        ])
-        created.append(copy)
+        chunk = order[start:start + batch]
+        loaded = Item.objects.filter(pk__in=chunk).prefetch_related("candidates").in_bulk()
+        for pk in chunk:
+            if len(created) == wanted:
+                break
+            copy = _spam_copy(study, loaded[pk], rng)
+            if copy is not None:
+                created.append(copy)
     return created
