@@ -29,6 +29,7 @@ browser:
 	@command -v chromium >/dev/null 2>&1 && echo "browser: $$(command -v chromium)" || echo "browser: chromium not available"
 
 test: $(VENV)/.installed-dev browser
+	$(PY) -m mypy
 	$(PY) -m pytest -q
 	@if [ -n "$$DATABASE_URL" ] || $(PY) -c "import psycopg,sys; psycopg.connect('$(PG_URL)', connect_timeout=3).close()" 2>/dev/null; then \
 	  echo "== again on PostgreSQL"; \

@@ -10,6 +10,7 @@ import json
 import random
 from collections import Counter
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 from typing import Any
 
 from django.db import connection, transaction
@@ -183,7 +184,7 @@ def _parse_time(payload: dict, key: str, errors: dict[str, list[str]]) -> dateti
         errors.setdefault(key, []).append("Must be an ISO 8601 date-time, e.g. 2026-11-22T10:15:00Z.")
         return None
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.utc)
+        parsed = timezone.make_aware(parsed, dt_timezone.utc)
     return parsed
 
 

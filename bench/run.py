@@ -9,7 +9,7 @@
    temporary SQLite database with ``bulk_create``;
 3. the same report recomputed from the study's CSV export
    (``agreement --judgments``), and the export itself;
-4. the annotation side (``bench/annotation.py``): importing a study file of the
+4. the annotation side (``bench/annotation_latency.py``): importing a study file of the
    same size, and the latency and SQL query count of the API's "next" and
    "submit".
 
@@ -214,8 +214,8 @@ def main() -> None:
     if not diff <= 1e-8:
         raise SystemExit("the report recomputed from the export differs from the study report")
     print()
-    print("annotation side (bench/annotation.py):", flush=True)
-    subprocess.run([PY, "-W", "ignore", str(ROOT / "bench" / "annotation.py"), "--items", str(args.study_items)],
+    print("annotation side (bench/annotation_latency.py):", flush=True)
+    subprocess.run([PY, "-W", "ignore", str(ROOT / "bench" / "annotation_latency.py"), "--items", str(args.study_items)],
                    env=env, cwd=ROOT, check=True)
 
 

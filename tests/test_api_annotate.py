@@ -165,3 +165,20 @@ def test_progress_counts_the_unjudged_item_while_revising_an_earlier_one():
     assert rank_all(client, client.get("/api/v1/annotate/next").json()).status_code == 201
     client.get("/api/v1/annotate/next")  # second item handed out, not judged
     assert progress(annotator=annotator) == {"done": 1, "total": 4}
+
+
+def test_client_times_with_and_without_timezone_are_stored():
+    """A naive client time is read as UTC (it once raised and lost the answer)."""
+    study = make_study(slug="times", n_items=2, settings={"redundancy": 1})
+    client = annotator_client(annotators_create(study=study)[0])
+    for started, submitted, expected_ms in (("2026-11-22T10:15:00", "2026-11-22T10:15:07.5", 7500),
+                                            ("2026-11-22T10:15:00+01:00", "2026-11-22T09:15:04Z", 4000)):
+        data = client.get("/api/v1/annotate/next").json()
+        ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
+        resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment",
+                           {"ranks": ranks, "client_started_at": started, "client_submitted_at": submitted},
+                           format="json")
+        assert resp.status_code == 201, resp.content
+        judgment = Judgment.objects.get(public_id=resp.json()["judgment"])
+        assert judgment.duration_ms == expected_ms
+        assert judgment.client_started_at.utcoffset() is not None

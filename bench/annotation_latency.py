@@ -1,7 +1,7 @@
 """Annotation-side benchmark: import a large study, then time the API's "next" and "submit".
 
 Run by ``make bench`` (through bench/run.py) or alone:
-``python bench/annotation.py [--items 20000] [--calls 300]``. It uses its own
+``python bench/annotation_latency.py [--items 20000] [--calls 300]``. It uses its own
 temporary SQLite database and prints: the import time of a 20,000-item,
 5-candidate study file, and the median / 95th percentile latency and SQL query
 count of ``GET /api/v1/annotate/next`` and ``POST …/judgment`` for three
