@@ -19,6 +19,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 
 demo: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_demo --base-url http://127.0.0.1:$(PORT)
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
