@@ -46,14 +46,16 @@ def pairwise_kappa_table(report: dict) -> tuple[list[str], list[list[Any]]]:
 
 def by_phenomenon_table(report: dict) -> tuple[list[str], list[list[Any]]]:
     keys = [k for k in COEFFICIENT_NAMES if k != "cohen_kappa"]
+    other = "without_ties" if report.get("policies", {}).get("ties", "keep") == "keep" else "with_ties"
     columns = ["phenomenon", "n_items", "n_raters", "n_ratings", *DIP_COUNTS,
-               *(f"{k}_{f}" for k in keys for f in COEF_FIELDS)]
+               *(f"{k}_{f}" for k in keys for f in COEF_FIELDS), f"gwet_ac1_value_{other}"]
     rows = []
     for phen, block in report.get("by_phenomenon", {}).items():
         coefs = block["coefficients"]
+        other_ac1 = ((block.get(other) or {}).get("coefficients") or {}).get("gwet_ac1") or {}
         rows.append([phen, block["n_items"], block["n_raters"], block["n_ratings"],
                      *(block.get(c) for c in DIP_COUNTS),
-                     *((coefs.get(k) or {}).get(f) for k in keys for f in COEF_FIELDS)])
+                     *((coefs.get(k) or {}).get(f) for k in keys for f in COEF_FIELDS), other_ac1.get("value")])
     return columns, rows
 
 

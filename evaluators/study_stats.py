@@ -373,6 +373,11 @@ def report_from_frame(
             block = _agreement(ratings[ratings["phenomenon"] == name], weights)
             counts = _count_block(used[used["phenomenon"] == name]) if protocol != "judgment" else {}
             by_phenomenon[name] = {**block, **counts}
+            if protocol != "judgment":
+                # DiP Table 13 and Jwalapuram et al. report agreement both with and without ties.
+                other_ratings = both[other][0]
+                phen_other = other_ratings[other_ratings["phenomenon"] == name]
+                by_phenomenon[name][other_key] = _agreement(phen_other, weights) if len(phen_other) else None
     report["by_phenomenon"] = by_phenomenon
     report["control"] = _control(outcomes, excluded) if protocol != "judgment" else None
     if report["control"] is None and protocol != "judgment":

@@ -66,8 +66,10 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
     return {
         "study": study, "report": report, "options": options, "query": query,
         "ties_main": ties_main, "ties_other": other_key.replace("_", " "), "other": report.get(other_key),
+        "other_key": other_key,
         "coefficient_rows": _coefficient_rows(report),
         "phenomena": [{"name": name, **block, "ac1": block["coefficients"].get("gwet_ac1"),
+                       "ac1_other": ((block.get(other_key) or {}).get("coefficients") or {}).get("gwet_ac1"),
                        "path": "by_phenomenon/" + quote(name, safe="")}
                       for name, block in report["by_phenomenon"].items()],
         "ranking_svg": report_svg.ranking_svg(report.get("ranking")),

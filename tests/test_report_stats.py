@@ -90,3 +90,18 @@ def test_unknown_protocol_in_export():
     frame = pd.DataFrame([{"judgment": "j", "item": "x", "annotator": "a", "system": "s", "protocol": "poll"}])
     with pytest.raises(ss.ReportError, match="unknown protocol 'poll'"):
         ss.stats_frame(frame, source="f.csv")
+
+
+@pytest.mark.parametrize("ties, other", [("keep", "without_ties"), ("drop", "with_ties")])
+def test_each_phenomenon_reports_agreement_with_and_without_ties(ties, other):
+    """DiP Table 13 / Jwalapuram et al.: per phenomenon, both variants; ties only ever remove units."""
+    frame = ranking_frame()
+    report = ss.report_from_frame(frame, study="t", protocol="ranking", ties=ties, spam="keep", n_boot=10)
+    for name, block in report["by_phenomenon"].items():
+        variant = block[other]
+        with_ties, without = (block, variant) if ties == "keep" else (variant, block)
+        assert "tie" not in without["categories"]
+        assert without["n_ratings"] < with_ties["n_ratings"], name
+        subset = ss._ratings(frame, "ranking", ties="drop", spam="keep", excluded="drop")[0]
+        expected = ss._agreement(subset[subset["phenomenon"] == name], "identity")
+        assert without["coefficients"]["gwet_ac1"] == expected["coefficients"]["gwet_ac1"]
