@@ -33,10 +33,10 @@ class AnnotatorAdmin(admin.ModelAdmin):
     list_filter = ("study", "excluded")
     search_fields = ("code", "external_id")
     list_select_related = ("study",)
-    fields = ("study", "code", "external_id", "sequence", "link_column", "progress_column", "instructions_seen_at",
-              "finished_at", "excluded", "exclusion_reason", "excluded_at", "created_at")
-    readonly_fields = ("study", "code", "sequence", "link_column", "progress_column", "instructions_seen_at",
-                       "finished_at", "excluded_at", "created_at")
+    fields = ("study", "code", "external_id", "external_sessions", "sequence", "link_column", "progress_column",
+              "instructions_seen_at", "finished_at", "excluded", "exclusion_reason", "excluded_at", "created_at")
+    readonly_fields = ("study", "code", "external_sessions", "sequence", "link_column", "progress_column",
+                       "instructions_seen_at", "finished_at", "excluded_at", "created_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Annotator]:
         return super().get_queryset(request).annotate(

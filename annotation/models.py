@@ -28,6 +28,9 @@ class Annotator(models.Model):
     code = models.CharField(max_length=16, unique=True, default=annotator_code, editable=False,
                             help_text="Non-secret name used in exports and reports.")
     external_id = models.CharField(max_length=200, blank=True, help_text="Optional external id (e.g. Prolific PID).")
+    external_sessions = models.JSONField(default=list, blank=True,
+                                         help_text="Each arrival from a recruiting platform: its study and session ids "
+                                                   "(Prolific STUDY_ID, SESSION_ID) and when, for reconciling payments.")
     sequence = models.PositiveIntegerField(default=0, help_text="Arrival number in the study; seeds the annotator's item order.")
     created_at = models.DateTimeField(auto_now_add=True)
     instructions_seen_at = models.DateTimeField(null=True, blank=True)

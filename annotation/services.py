@@ -42,10 +42,22 @@ def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] |
     return [Annotator.objects.create(study=study, external_id=ext, sequence=last + k + 1) for k, ext in enumerate(ids)]
 
 
-def annotator_for_external_id(*, study: Study, external_id: str) -> Annotator:
-    """The annotator with this external id (e.g. a Prolific PID), created on first arrival."""
-    existing = study.annotators.filter(external_id=external_id).first()
-    return existing or annotators_create(study=study, external_ids=[external_id])[0]
+def annotator_for_external_id(*, study: Study, external_id: str, session: dict[str, str] | None = None) -> Annotator:
+    """The annotator with this external id (e.g. a Prolific PID), created on first arrival.
+
+    ``session`` (e.g. Prolific's study and session ids) is appended to the
+    annotator's arrivals when it is new, so payments can be reconciled.
+    """
+    annotator = (study.annotators.filter(external_id=external_id).first()
+                 or annotators_create(study=study, external_ids=[external_id])[0])
+    known = [{k: v for k, v in entry.items() if k != "at"} for entry in annotator.external_sessions]
+    if session and session not in known:
+        with transaction.atomic():
+            locked = Annotator.objects.select_for_update().get(pk=annotator.pk)
+            locked.external_sessions = [*locked.external_sessions, {**session, "at": timezone.now().isoformat()}]
+            locked.save(update_fields=["external_sessions"])
+        annotator.external_sessions = locked.external_sessions
+    return annotator
 
 
 # --- assignment -------------------------------------------------------------

@@ -30,6 +30,7 @@ from .rendering import instructions_html
 from .screens import item_screen, option_views
 
 PROLIFIC_PID = re.compile(r"[A-Za-z0-9]{1,200}")
+PROLIFIC_SESSION_PARAMS = {"STUDY_ID": "prolific_study_id", "SESSION_ID": "prolific_session_id"}
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete"
 
 
@@ -220,13 +221,22 @@ def prolific(request: HttpRequest, slug: str) -> HttpResponse:
         return _message(request, status=400, title="This entry link is incomplete", study_title=study.title,
                         message=f"The parameter PROLIFIC_PID {problem}. Please open the study again from "
                                 "Prolific, or contact the researcher through Prolific.")
+    session = {}
+    for param, key in PROLIFIC_SESSION_PARAMS.items():
+        value = request.GET.get(param, "")
+        if value and not PROLIFIC_PID.fullmatch(value):
+            return _message(request, status=400, title="This entry link is incomplete", study_title=study.title,
+                            message=f"The parameter {param} must be 1 to 200 letters and digits. Please open the "
+                                    "study again from Prolific, or contact the researcher through Prolific.")
+        if value:
+            session[key] = value
     if study.status != Status.OPEN:
         closed = "has not started yet" if study.status == Status.DRAFT else "is closed"
         return _message(request, title=f"This study {closed}", study_title=study.title,
                         message="It does not accept answers right now. Please return the study on Prolific; "
                                 "thank you for your interest.")
     try:
-        annotator = services.annotator_for_external_id(study=study, external_id=pid)
+        annotator = services.annotator_for_external_id(study=study, external_id=pid, session=session)
     except IntegrityError:  # the same participant arrived twice at the same moment
-        annotator = services.annotator_for_external_id(study=study, external_id=pid)
+        annotator = services.annotator_for_external_id(study=study, external_id=pid, session=session)
     return redirect("annotation:start", token=annotator.token)

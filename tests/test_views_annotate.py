@@ -532,6 +532,19 @@ def test_prolific_entry_creates_one_annotator_per_pid_and_reuses_it():
     other = client.get(prolific_url(study, PROLIFIC_PID="zzz999"))
     assert other["Location"] != url("start", annotator)
     assert Annotator.objects.filter(study=study).count() == 2
+    client.get(prolific_url(study, PROLIFIC_PID="abc123DEF", STUDY_ID="s1", SESSION_ID="x2"))  # a reload
+    annotator.refresh_from_db()
+    sessions = [{k: v for k, v in e.items() if k != "at"} for e in annotator.external_sessions]
+    assert sessions == [{"prolific_study_id": "s1", "prolific_session_id": "x1"},
+                        {"prolific_study_id": "s1", "prolific_session_id": "x2"}]
+    assert all(e["at"] for e in annotator.external_sessions)
+
+
+def test_prolific_entry_refuses_a_malformed_session_id_and_stores_nothing():
+    study = ranking_study()
+    resp = Client().get(prolific_url(study, PROLIFIC_PID="abc123", SESSION_ID="x y<"))
+    assert resp.status_code == 400 and "SESSION_ID" in resp.content.decode()
+    assert not Annotator.objects.filter(study=study).exists()
 
 
 @pytest.mark.parametrize("pid, problem", [(None, "is missing"), ("", "is missing"),
