@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.dateparse import parse_datetime
 
 from studies.models import Candidate, Protocol, Study
+
+from .services import client_time
 
 RANK_FIELD = "rank-{}"
 TIME_FIELDS = ("client_started_at", "client_submitted_at")
@@ -50,7 +51,7 @@ def payload_from_post(*, study: Study, candidates: list[Candidate], data: QueryD
         # Client clocks only refine the duration; a garbled one is dropped
         # rather than refusing the annotator's answer because of it.
         value = data.get(key, "").strip()
-        if value and len(value) <= 40 and parse_datetime(value) is not None:
+        if value and len(value) <= 40 and client_time(value) is not None:
             payload[key] = value
     return payload
 

@@ -187,16 +187,31 @@ def assignment_open(*, assignment: Assignment) -> None:
 
 # --- judgments --------------------------------------------------------------
 
+def client_time(value: Any) -> datetime | None:
+    """A client's ISO 8601 time as an aware datetime (naive = UTC); None when it is not one.
+
+    ``parse_datetime`` raises on well-formed but impossible values
+    ("2026-02-30T10:00:00Z", hour 25, offset +99:00): those are bad input too,
+    never a server error.
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        return None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, dt_timezone.utc)
+    return parsed
+
+
 def _parse_time(payload: dict, key: str, errors: dict[str, list[str]]) -> datetime | None:
     value = payload.get(key)
     if value in (None, ""):
         return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    parsed = client_time(value)
     if parsed is None:
         errors.setdefault(key, []).append("Must be an ISO 8601 date-time, e.g. 2026-11-22T10:15:00Z.")
-        return None
-    if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, dt_timezone.utc)
     return parsed
 
 

@@ -47,6 +47,21 @@ def test_three_annotators_redundancy_two_make_twenty_judgments():
         assert len(annot) == 2
 
 
+def test_impossible_client_times_are_a_400_not_a_500():
+    """Well-formed but impossible times make parse_datetime raise; they are bad input like any other."""
+    study = make_study(n_items=2)
+    client = annotator_client(annotators_create(study=study)[0])
+    data = client.get("/api/v1/annotate/next").json()
+    ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
+    url = f"/api/v1/annotate/{data['assignment']}/judgment"
+    for key, value in (("client_started_at", "2026-02-30T10:00:00Z"), ("client_submitted_at", "2026-01-01T25:00:00"),
+                       ("client_started_at", "2026-01-01T10:00:00+99:00")):
+        resp = client.post(url, {"ranks": ranks, key: value}, format="json")
+        assert resp.status_code == 400, value
+        assert list(resp.json()["errors"]) == [key], value
+    assert Judgment.objects.count() == 0
+
+
 def test_next_is_stable_until_judged_and_blind():
     study = make_study(n_items=3)
     client = annotator_client(annotators_create(study=study)[0])

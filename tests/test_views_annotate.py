@@ -315,6 +315,19 @@ def test_garbled_client_times_do_not_block_an_answer():
     assert judgment.client_started_at is None and judgment.client_submitted_at is not None
 
 
+def test_impossible_client_times_are_dropped_and_the_answer_kept():
+    study = judgment_study()
+    annotator = one_annotator(study)
+    client = Client()
+    assignment, _ = open_current(client, annotator)
+    resp = client.post(url("item-detail", annotator, assignment.public_id),
+                       {"label": "correct", "client_started_at": "2026-02-30T10:15:00.000Z",
+                        "client_submitted_at": "2026-11-22T25:15:03.250Z"})
+    assert resp.status_code == 303
+    judgment = Judgment.objects.get()
+    assert judgment.client_started_at is None and judgment.client_submitted_at is None
+
+
 def test_client_times_give_the_duration():
     study = judgment_study()
     annotator = one_annotator(study)
