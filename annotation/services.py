@@ -316,6 +316,11 @@ def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[
     return answer, times
 
 
+#: The largest duration a PositiveIntegerField holds on every backend (PostgreSQL integer): about 24.8 days.
+#: Longer spans (client clocks years apart, an item left open for weeks) are stored at this cap, never refused.
+DURATION_MS_MAX = 2_147_483_647
+
+
 def _digest(answer: dict) -> str:
     return hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()
 
@@ -347,7 +352,7 @@ def judgment_submit(*, assignment: Assignment, payload: Any) -> tuple[Judgment, 
         judgment = Judgment.objects.create(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
-            started_at=started, duration_ms=max(0, int(duration * 1000)))
+            started_at=started, duration_ms=min(max(0, int(duration * 1000)), DURATION_MS_MAX))
         if locked.status == AssignmentStatus.RELEASED:
             # Its slot had gone back to the pool; the answer is kept and counts again.
             Item.objects.filter(pk=locked.item_id).update(n_assigned=F("n_assigned") + 1)

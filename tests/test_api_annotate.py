@@ -197,3 +197,30 @@ def test_client_times_with_and_without_timezone_are_stored():
         judgment = Judgment.objects.get(public_id=resp.json()["judgment"])
         assert judgment.duration_ms == expected_ms
         assert judgment.client_started_at.utcoffset() is not None
+
+
+def test_durations_longer_than_the_column_holds_are_capped_not_refused():
+    """Client clocks 26 years apart once overflowed PostgreSQL's integer column: a 500 and a lost answer."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Assignment
+    from annotation.services import DURATION_MS_MAX
+
+    study = make_study(slug="long", n_items=2, settings={"redundancy": 1, "reservation_minutes": 0})
+    client = annotator_client(annotators_create(study=study)[0])
+    data = client.get("/api/v1/annotate/next").json()
+    ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
+    resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment",
+                       {"ranks": ranks, "client_started_at": "2000-01-01T00:00:00Z",
+                        "client_submitted_at": "2026-11-22T10:15:00Z"}, format="json")
+    assert resp.status_code == 201, resp.content
+    assert Judgment.objects.get(public_id=resp.json()["judgment"]).duration_ms == DURATION_MS_MAX
+    # Server clock: an item opened 40 days ago and answered now.
+    data = client.get("/api/v1/annotate/next").json()
+    Assignment.objects.filter(public_id=data["assignment"]).update(opened_at=timezone.now() - timedelta(days=40))
+    ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
+    resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": ranks}, format="json")
+    assert resp.status_code == 201, resp.content
+    assert Judgment.objects.get(public_id=resp.json()["judgment"]).duration_ms == DURATION_MS_MAX
