@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from .models import CHOICE_OPTIONS, Candidate, Item, Protocol, Study, Unit
@@ -27,6 +28,11 @@ ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", 
 CANDIDATE_FIELDS = {"system", "text", "is_reference", "highlights"}
 RESERVED_SLUGS = {"import"}  # /studies/import/ is a page, not a study
 ORDER_KEY_MODULUS = 2_147_483_647  # a prime: keys live in [0, p) for the per-annotator affine shuffle
+SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/spam.py)
+_ext_length = Item._meta.get_field("external_id").max_length
+assert _ext_length is not None
+#: Room is left for the spam suffix (and the "spam:" document id of a spam copy).
+EXTERNAL_ID_MAX_LENGTH: int = _ext_length - len(SPAM_SUFFIX)
 
 
 class StudyFileError(Exception):
@@ -60,6 +66,16 @@ def _is(value: Any, t: type | tuple[type, ...]) -> bool:
 def _check_string_list(value: Any, where: str, errors: list[str]) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         errors.append(f"{where}: must be a list of strings")
+
+
+def _check_model_field(model: Any, name: str, value: Any, where: str, errors: list[str]) -> None:
+    """The column's own limits (length, integer range) as a study-file error instead of a database error."""
+    if value is None:
+        return
+    try:
+        model._meta.get_field(name).run_validators(value)
+    except ValidationError as exc:
+        errors.append(f"{where}: {' '.join(exc.messages)}")
 
 
 def _check_highlights(value: Any, text: str, where: str, errors: list[str]) -> None:
@@ -130,6 +146,9 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.append("settings.spam_rate: must be between 0 and 0.5")
     if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
         errors.append("settings.auto_exclude_share: must be between 0 and 1")
+    for key, value in fields.items():
+        if key not in ("protocol", "options", "labels") and isinstance(value, (str, int)):
+            _check_model_field(Study, key, value, key if key in data else f"settings.{key}", errors)
 
     raw_items = list(items) if items is not None else data.get("items")
     if raw_items is None or not isinstance(raw_items, list) or not raw_items:
@@ -162,6 +181,10 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         if ext in seen:
             errors.append(f"{where}.id: duplicate id")
         seen.add(ext)
+        if len(ext) > EXTERNAL_ID_MAX_LENGTH:
+            errors.append(f"{where}.id: at most {EXTERNAL_ID_MAX_LENGTH} characters ({len(ext)} given)")
+        if ext.endswith(SPAM_SUFFIX):
+            errors.append(f"{where}.id: ids ending in {SPAM_SUFFIX!r} are reserved for generated spam items")
     unknown = set(raw) - ITEM_FIELDS
     if unknown:
         errors.append(f"{where}: unknown field(s) {sorted(unknown)}")
@@ -173,6 +196,11 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
             errors.append(f"{where}.{key}: must be a string")
     if "position" in raw and not _is(raw["position"], int):
         errors.append(f"{where}.position: must be an integer")
+    elif "position" in raw and not -2**31 <= raw["position"] < 2**31:
+        errors.append(f"{where}.position: must be between {-2**31} and {2**31 - 1}")  # the column on every backend
+    for key in ("document_id", "phenomenon"):
+        if isinstance(raw.get(key), str):
+            _check_model_field(Item, key, raw[key], f"{where}.{key}", errors)
     if "metadata" in raw and not isinstance(raw["metadata"], dict):
         errors.append(f"{where}.metadata: must be an object")
     cands = raw.get("candidates")
@@ -199,6 +227,7 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
             errors.append(f"{cw}.system: duplicate system {system!r} in this item")
         else:
             systems.add(system)
+            _check_model_field(Candidate, "system", system, f"{cw}.system", errors)
         if not isinstance(text, str) or not text.strip():
             errors.append(f"{cw}.text: required, a non-empty string")
             text = ""
@@ -284,7 +313,10 @@ def document_order_key(seed: int, document: str) -> int:
 def study_create(*, parsed: ParsedStudy) -> Study:
     """Store a validated study with its items and candidates, then its spam items."""
     study = Study(**{k: v for k, v in parsed.fields.items() if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
-    study.full_clean()
+    try:
+        study.full_clean()
+    except ValidationError as exc:  # parse_study checks these first; never a traceback for a study file
+        raise StudyFileError([f"{name}: {' '.join(messages)}" for name, messages in exc.message_dict.items()]) from None
     study.save()
     items_create(study=study, items=parsed.items)
     from .spam import spam_items_create  # spam copies depend on the stored real items

@@ -100,3 +100,29 @@ def test_bad_jsonl_and_csv_lines_are_named():
         read_items_file("items.csv", "id,text\nx,y\n")
     with pytest.raises(StudyFileError, match="line 2: is_reference"):
         read_items_file("items.csv", "id,system,text,is_reference\nx,s,t,maybe\n")
+
+
+def test_values_too_long_or_out_of_range_for_their_columns_are_named_and_nothing_is_stored(tmp_path):
+    """They once escaped validation: a traceback (ValidationError, or PostgreSQL's DataError) instead of the list."""
+    data = study_file(slug="limits", n_items=4, settings={"spam_rate": 0.5})
+    data["title"] = "t" * 201
+    data["settings"].update(completion_code="c" * 65, reservation_minutes=-1, seed=2**70)
+    data["items"][0]["id"] = "e" * 196  # its spam copy "<id>~spam" would not fit
+    data["items"][1]["phenomenon"] = "p" * 101
+    data["items"][1]["candidates"][1]["system"] = "S" * 101
+    data["items"][2]["position"] = 2**31
+    data["items"][3]["id"] = "ext-0~spam"  # the name of ext-0's spam copy
+    with pytest.raises(CommandError) as exc:
+        call_command("import_study", write(tmp_path, data))
+    message = str(exc.value)
+    for fragment in ("title: Ensure this value has at most 200 characters",
+                     "settings.completion_code: Ensure this value has at most 64 characters",
+                     "settings.reservation_minutes: Ensure this value is greater than or equal to 0",
+                     "settings.seed: Ensure this value is less than or equal to",
+                     f"item {'e' * 196}.id: at most 195 characters",
+                     "item ext-1.phenomenon: Ensure this value has at most 100 characters",
+                     "item ext-1.candidates[1].system: Ensure this value has at most 100 characters",
+                     "item ext-2.position: must be between",
+                     "item ext-0~spam.id: ids ending in '~spam' are reserved"):
+        assert fragment in message, fragment
+    assert not Study.objects.exists() and not Item.objects.exists()
