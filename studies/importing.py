@@ -274,7 +274,11 @@ def _read_items_csv(content: str) -> list[Any]:
         raise StudyFileError([f"CSV header: missing column(s) {sorted(missing)}"])
     items: dict[str, dict] = {}
     errors: list[str] = []
+    width = len(reader.fieldnames or [])
     for lineno, row in enumerate(reader, start=2):
+        if None in row or None in row.values():  # DictReader's marks of a row longer or shorter than the header
+            errors.append(f"line {lineno}: {width} columns expected, like the header")
+            continue
         ext = row["id"].strip()
         item = items.setdefault(ext, {"id": ext, "candidates": []})
         for key in ("document_id", "phenomenon", "source"):

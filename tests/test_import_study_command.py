@@ -102,6 +102,14 @@ def test_bad_jsonl_and_csv_lines_are_named():
         read_items_file("items.csv", "id,system,text,is_reference\nx,s,t,maybe\n")
 
 
+def test_csv_rows_shorter_or_longer_than_the_header_are_named():
+    """A short row once crashed the import (None.strip()) instead of naming its line."""
+    with pytest.raises(StudyFileError) as exc:
+        read_items_file("items.csv", "system,text,id\nA,hello\nB,hi,x\nC,hey,x,extra\n")
+    assert exc.value.errors == ["line 2: 3 columns expected, like the header",
+                                "line 4: 3 columns expected, like the header"]
+
+
 def test_values_too_long_or_out_of_range_for_their_columns_are_named_and_nothing_is_stored(tmp_path):
     """They once escaped validation: a traceback (ValidationError, or PostgreSQL's DataError) instead of the list."""
     data = study_file(slug="limits", n_items=4, settings={"spam_rate": 0.5})
