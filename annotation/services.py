@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, ExpressionWrapper, F, OuterRef, BigIntegerField
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -101,9 +101,7 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
     Runs a constant number of queries whatever the study's size.
     """
     study = annotator.study
-    last = annotator.assignments.select_related("item").order_by("-sequence").first()
-    if last is not None:
-        last.item.study = study  # already loaded: spare the callers a query
+    last = _last_assignment(annotator)
     if last is not None and last.status == AssignmentStatus.PENDING:
         return last
     if study.status != Status.OPEN or annotator.excluded:
@@ -112,10 +110,36 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
         return last
     done = last.sequence if last is not None else 0
     if study.items_per_annotator and done >= study.items_per_annotator:
-        return None
+        # Released items (taken back after going unanswered) do not count against the quota.
+        counted = annotator.assignments.exclude(status=AssignmentStatus.RELEASED).count()
+        if counted >= study.items_per_annotator:
+            return None
     a, b = _annotator_permutation(study, annotator)
     shuffled = ExpressionWrapper((F("order_key") * a + b) % ORDER_KEY_MODULUS, output_field=BigIntegerField())
-    released_stale = False
+    for look in ("first", "after releasing stale reservations"):
+        try:
+            handed_out = _hand_out(study, annotator, shuffled, sequence=done + 1)
+        except IntegrityError:
+            # The same annotator asked twice at once and the other request took this sequence
+            # number; ours rolled back whole (the slot too): give them the one that request made.
+            return _last_assignment(annotator)
+        if handed_out is not None:
+            return handed_out
+        # The pool looks empty: free what others left unanswered too long, then look once more.
+        if look != "first" or not assignments_release_stale(study=study):
+            return None
+    return None
+
+
+def _last_assignment(annotator: Annotator) -> Assignment | None:
+    last = annotator.assignments.select_related("item").order_by("-sequence").first()
+    if last is not None:
+        last.item.study = annotator.study  # already loaded: spare the callers a query
+    return last
+
+
+def _hand_out(study: Study, annotator: Annotator, shuffled: ExpressionWrapper, *, sequence: int) -> Assignment | None:
+    """Claim the annotator's next open item in one transaction; None when no item is open to them."""
     for _attempt in range(5):
         with transaction.atomic():
             mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
@@ -134,13 +158,10 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
                     continue  # someone took the last slot between our read and write
                 cands = list(item.candidates.all())
                 return Assignment.objects.create(
-                    annotator=annotator, item=item, sequence=done + 1, opened_at=timezone.now(),
+                    annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(),
                     candidate_order=candidate_order_for(study=study, annotator=annotator, item=item,
                                                         candidates=cands))
-        # The pool looks empty: free what others left unanswered too long (once), then look again.
-        if released_stale or not assignments_release_stale(study=study):
-            return None
-        released_stale = True
+        return None
     return None
 
 

@@ -75,7 +75,9 @@ def annotator_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
         annotator = selectors.annotator_by_token(token)
         if annotator is None:
             return _unknown_link(request)
-        refusal = _unavailable(request, annotator)
+        # An answer to an item already handed out is always taken (as the API takes it): closing a
+        # study or excluding an annotator stops new work, it never throws away work in progress.
+        refusal = None if request.method == "POST" else _unavailable(request, annotator)
         if refusal is not None:
             return refusal
         return view(request, annotator, *args, **kwargs)
@@ -144,7 +146,8 @@ def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str)
     found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
     if found is None:
         return _message(request, status=404, title="Item not found", study_title=annotator.study.title,
-                        message="This item is not one of yours. Use the button below to go on with your own items.")
+                        message="This item is not one of yours. Open the link from your invitation again to go on with "
+                                "your own items.")
     if request.method == "GET":
         return _show(request, annotator, found)
     return _submit(request, annotator, found)
@@ -193,6 +196,11 @@ def done(request: HttpRequest, token: str) -> HttpResponse:
     pending = services.assignment_next(annotator=annotator)
     if pending is not None:
         return redirect(_item_url(annotator, pending))
+    if done_count == 0:
+        # Every item already has its annotators: no work, so no completion code to claim payment with.
+        return _message(request, title="No items are left for you", study_title=study.title,
+                        message="Other annotators have already taken every item of this study. Thank you for your "
+                                "interest; if you came from a recruiting platform, please return the study there.")
     services.annotator_finish(annotator=annotator)
     prolific_url = ""
     if annotator.external_id and study.completion_code:

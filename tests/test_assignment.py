@@ -175,3 +175,37 @@ def test_reservation_zero_keeps_items_reserved_forever():
     _backdate(assignment_next(annotator=a), 10_000)
     assert assignments_release_stale(study=study) == 0
     assert assignment_next(annotator=b) is None
+
+
+def test_two_simultaneous_requests_of_one_annotator_get_the_same_assignment(monkeypatch):
+    """The loser of the race for a sequence number gets the winner's assignment, not a 500."""
+    from annotation import services
+    study = make_study(slug="twice", n_items=3, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    winner = assignment_next(annotator=annotator)  # the other request, committed first
+    real = services._last_assignment
+    reads = []
+
+    def stale_then_real(a):  # our request read the annotator's queue before the winner was stored
+        reads.append(a)
+        return None if len(reads) == 1 else real(a)
+
+    monkeypatch.setattr(services, "_last_assignment", stale_then_real)
+    got = assignment_next(annotator=annotator)
+    assert got.pk == winner.pk
+    assert annotator.assignments.count() == 1
+    assert sorted(study.items.values_list("n_assigned", flat=True)) == [0, 0, 1]  # our claim rolled back
+
+
+def test_released_items_do_not_count_against_the_quota():
+    from annotation.services import assignments_release_stale
+    study = make_study(slug="quota", n_items=5, settings={"redundancy": 1, "items_per_annotator": 2,
+                                                           "reservation_minutes": 30})
+    a, b = annotators_create(study=study, count=2)
+    held = assignment_next(annotator=a)
+    _backdate(held, 60)
+    assert assignments_release_stale(study=study) == 1
+    b_items = work_through(b)  # b takes the released item among others (quota 2)
+    assert len(b_items) == 2
+    if held.item in b_items:
+        assert len(work_through(a)) == 2  # a's released item does not use up one of a's two

@@ -509,8 +509,10 @@ def test_excluded_annotator_gets_a_polite_page_and_cannot_submit():
         body = resp.content.decode()
         assert resp.status_code == 200 and "no longer needs answers from you" in body, path
         assert "spam" not in body
-    client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment))
-    assert not Judgment.objects.exists()
+    # An answer to an item already on their screen is kept (as the API keeps it), then the polite page.
+    resp = client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment), follow=True)
+    assert "no longer needs answers from you" in resp.content.decode()
+    assert Judgment.objects.filter(assignment=assignment).count() == 1
 
 
 @pytest.mark.parametrize("status, words", [(Status.CLOSED, "This study is closed"),
@@ -524,6 +526,29 @@ def test_closed_or_draft_study_gets_a_polite_page(status, words):
         resp = Client().get(path)
         assert resp.status_code == 200 and words in resp.content.decode(), path
     assert not Assignment.objects.exists()
+
+
+def test_an_answer_in_progress_is_kept_when_the_study_closes_meanwhile():
+    study = ranking_study(completion_code="CODE7")
+    annotator = one_annotator(study)
+    client = Client()
+    assignment, _ = open_current(client, annotator)
+    study.status = Status.CLOSED
+    study.save()
+    resp = client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment), follow=True)
+    assert Judgment.objects.filter(assignment=assignment, is_current=True).count() == 1
+    assert "CODE7" in resp.content.decode()  # they did their part: the completion page with its code
+    assert Assignment.objects.count() == 1  # and no new work was handed out
+
+
+def test_no_completion_code_for_an_annotator_who_judged_nothing():
+    study = ranking_study(redundancy=1, completion_code="CODE7")
+    first = one_annotator(study)
+    for item in Item.objects.filter(study=study):
+        Item.objects.filter(pk=item.pk).update(n_assigned=1)  # every slot taken by others
+    resp = Client().get(url("item-current", first), follow=True)
+    body = resp.content.decode()
+    assert "No items are left for you" in body and "CODE7" not in body
 
 
 # --- Prolific ----------------------------------------------------------------------------------------
