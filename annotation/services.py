@@ -152,9 +152,7 @@ def _hand_out(study: Study, annotator: Annotator, shuffled: ExpressionWrapper, *
             item = candidates_qs.first()
             if item is not None:
                 item.study = study
-                claimed = (Item.objects.filter(pk=item.pk, n_assigned__lt=study.redundancy)
-                           .update(n_assigned=F("n_assigned") + 1))
-                if not claimed:
+                if not _claim_slot(item.pk, study.redundancy):
                     continue  # someone took the last slot between our read and write
                 cands = list(item.candidates.all())
                 return Assignment.objects.create(
@@ -165,11 +163,16 @@ def _hand_out(study: Study, annotator: Annotator, shuffled: ExpressionWrapper, *
     return None
 
 
+def _claim_slot(item_id: int, redundancy: int) -> bool:
+    """Take one of the item's slots if it still has one: the only place the redundancy bound is enforced."""
+    return bool(Item.objects.filter(pk=item_id, n_assigned__lt=redundancy)
+                .update(n_assigned=F("n_assigned") + 1))
+
+
 def _reclaim(assignment: Assignment, redundancy: int) -> bool:
     """Give a released assignment back to its annotator when the item still has a free slot."""
     with transaction.atomic():
-        if not Item.objects.filter(pk=assignment.item_id, n_assigned__lt=redundancy).update(
-                n_assigned=F("n_assigned") + 1):
+        if not _claim_slot(assignment.item_id, redundancy):
             return False
         assignment.status = AssignmentStatus.PENDING
         assignment.opened_at = timezone.now()
@@ -346,14 +349,16 @@ def _digest(answer: dict) -> str:
     return hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()
 
 
-def judgment_submit(*, assignment: Assignment, payload: Any) -> tuple[Judgment, bool]:
+def judgment_submit(*, assignment: Assignment, payload: Any,
+                    candidates: list[Candidate] | None = None) -> tuple[Judgment, bool]:
     """Store an answer as a new judgment (or revision); return (judgment, created).
 
     One transaction per judgment. Sending the answer that is already current
     returns that judgment unchanged (idempotent); a different answer becomes a
     new revision and the old one is kept as history, never overwritten.
+    ``candidates`` (the item's, already loaded by the caller) spares a query.
     """
-    answer, times = judgment_validate(assignment=assignment, payload=payload)
+    answer, times = judgment_validate(assignment=assignment, payload=payload, candidates=candidates)
     digest = _digest(answer)
     now = timezone.now()
     with transaction.atomic():

@@ -157,7 +157,7 @@ def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignme
     candidates = list(assignment.item.candidates.all())
     payload = payload_from_post(study=assignment.item.study, candidates=candidates, data=request.POST)
     try:
-        services.judgment_submit(assignment=assignment, payload=payload)
+        services.judgment_submit(assignment=assignment, payload=payload, candidates=candidates)
     except services.JudgmentError as refused:
         # htmx only swaps 2xx responses; a plain form POST gets the honest 422.
         status = 200 if request.htmx else 422
