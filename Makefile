@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: demo test test-sqlite test-postgres test-browser browser bench lint typecheck clean
+.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	$(PIP) install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed messages
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_demo --base-url http://127.0.0.1:$(PORT)
@@ -29,8 +29,31 @@ browser:
 	  (apt-get install -y chromium >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y chromium >/dev/null 2>&1)) ; } || true
 	@command -v chromium >/dev/null 2>&1 && echo "browser: $$(command -v chromium)" || echo "browser: chromium not available"
 
-test: $(VENV)/.installed-dev browser
+# Annotator interface translations: locale/*/LC_MESSAGES/django.po (in git) compiled to .mo
+# (not in git) by msgfmt, from Debian's gettext, installed when missing and apt is there.
+messages: $(VENV)/.installed
+	@command -v msgfmt >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && \
+	  (apt-get install -y gettext >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y gettext >/dev/null 2>&1)) ; } || true
+	@command -v msgfmt >/dev/null 2>&1 || { echo "msgfmt not found: install GNU gettext (Debian: apt-get install gettext)"; exit 1; }
+	$(PY) manage.py compilemessages --ignore=.venv --ignore=node_modules --verbosity 0
+
+# After changing annotator strings: refresh the .po files, translate the new entries, then make messages.
+makemessages: $(VENV)/.installed
+	$(PY) manage.py makemessages -l fr -l de -l es -l zh_Hans -l ar --no-location \
+	  --ignore=.venv --ignore=bench --ignore=tests --ignore=staticfiles --ignore=screenshots
+
+
+# axe-core (npm, pinned in tests/browser/package-lock.json) for the accessibility browser tests.
+AXE := tests/browser/node_modules/axe-core/axe.min.js
+$(AXE): tests/browser/package.json tests/browser/package-lock.json
+	cd tests/browser && npm ci --no-audit --no-fund --silent
+	touch $@
+
+axe: $(AXE)
+
+test: $(VENV)/.installed-dev browser messages $(AXE)
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 	@if [ -n "$$DATABASE_URL" ] || $(PY) -c "import psycopg,sys; psycopg.connect('$(PG_URL)', connect_timeout=3).close()" 2>/dev/null; then \
 	  echo "== again on PostgreSQL"; \
@@ -38,12 +61,28 @@ test: $(VENV)/.installed-dev browser
 	else echo "== PostgreSQL not reachable: PostgreSQL pass skipped"; \
 	  if [ "$$CI" = "true" ]; then echo "PostgreSQL is required under CI=true"; exit 1; fi; fi
 
+# The layout's import contracts (.importlinter, docs/architecture.md).
+lint-imports: $(VENV)/.installed-dev
+	$(VENV)/bin/lint-imports
+
 # Type checking (mypy.ini: django-stubs and DRF plugins, pandas-stubs).
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py
+
+# Load benchmark (docs/load.md): gunicorn + a throwaway PostgreSQL cluster + asyncio clients.
+# make loadtest ITEMS=100000 | FAULT=kill-worker | FAULT=stop-db | EXPLAIN=1 | PROFILE=1
+ITEMS ?= 2000
+CLIENTS ?= 100
+DURATION ?= 30
+WORKERS ?= 4
+THREADS ?= 1
+FAULT ?= none
+loadtest: $(VENV)/.installed-dev
+	$(PY) bench/loadtest.py --items $(ITEMS) --clients $(CLIENTS) --duration $(DURATION) \
+	  --workers $(WORKERS) --threads $(THREADS) --fault $(FAULT) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) $(LOADTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 screenshots

@@ -7,13 +7,27 @@ deleting an annotator, item or study that already has judgments.
 """
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import TYPE_CHECKING, Any, Iterator
+
+from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from .models import Annotator, Assignment, AssignmentStatus, Judgment
+from annotation import progress
+from annotation.export import csv_lines, judgment_rows
+from annotation.links import invitation_url
+from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
+from annotation.services import annotators_create
+from studies import admin as studies_admin
+from studies import admin_actions
+from studies.models import Study
+
+if TYPE_CHECKING:
+    from annotation.progress import StudyWithCounts
+
+INVITE_COUNT = 5
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -29,13 +43,15 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Annotator)
 class AnnotatorAdmin(admin.ModelAdmin):
-    list_display = ("code", "study", "external_id", "progress_column", "excluded", "finished_at", "link_column")
-    list_filter = ("study", "excluded")
+    list_display = ("code", "study", "external_id", "progress_column", "is_pilot", "excluded", "finished_at",
+                    "link_column")
+    list_filter = ("study", "is_pilot", "excluded")
     search_fields = ("code", "external_id")
     list_select_related = ("study",)
-    fields = ("study", "code", "external_id", "external_sessions", "sequence", "link_column", "progress_column",
+    fields = ("study", "code", "is_pilot", "external_id", "external_sessions", "sequence", "link_column", "progress_column",
               "instructions_seen_at", "finished_at", "excluded", "exclusion_reason", "excluded_at", "created_at")
-    readonly_fields = ("study", "code", "external_sessions", "sequence", "link_column", "progress_column",
+    # is_pilot is set at invitation: flipping it later would move finished work in or out of the reports.
+    readonly_fields = ("study", "code", "is_pilot", "external_sessions", "sequence", "link_column", "progress_column",
                        "instructions_seen_at", "finished_at", "excluded_at", "created_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Annotator]:
@@ -45,6 +61,24 @@ class AnnotatorAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # annotators are invited (study action, study page or `invite`), never typed in
+
+    def save_model(self, request: HttpRequest, obj: Annotator, form, change: bool) -> None:
+        """Ticking or clearing "excluded" goes through the quality services, which move the item counts."""
+        from annotation.services_quality import annotator_exclude, annotator_include
+
+        if not (change and "excluded" in form.changed_data):
+            super().save_model(request, obj, form, change)
+            return
+        wanted = obj.excluded
+        obj.excluded = not wanted  # saved as it was; the service flips it and reopens or recounts the items
+        super().save_model(request, obj, form, change)
+        if wanted:
+            annotator_exclude(annotator=obj, reason=obj.exclusion_reason or "excluded in the admin")
+            return
+        over = annotator_include(annotator=obj)
+        if over:
+            messages.warning(request, f"{over} item(s) of this study now have more judgments than its redundancy "
+                                      "(handed to others while this annotator was excluded); nothing was deleted.")
 
     @admin.display(description="done / assigned", ordering="n_done")
     def progress_column(self, annotator: Annotator) -> str:
@@ -94,3 +128,84 @@ class JudgmentAdmin(ReadOnlyAdmin):
              "current" if j.is_current else "superseded", j.submitted_at, j.answer) for j in revisions))
         return format_html("<table><thead><tr><th>revision</th><th>state</th><th>submitted</th><th>answer</th></tr>"
                            "</thead><tbody>{}</tbody></table>", rows)
+
+
+# --- the study admin, with what needs annotation data ------------------------------
+# studies/admin.py defines the study itself; its progress, invitations and judgments
+# are the annotation app's, so this app re-registers Study with those added (studies
+# never imports annotation).
+
+def _progress_bar(done: int, needed: int) -> str:
+    percent = round(100 * done / needed) if needed else 0
+    return format_html(
+        '<span title="{}% of the judgments needed" style="display:block;width:5rem;height:.6rem;background:#e6e9ef;'
+        'border-radius:.3rem;overflow:hidden"><span style="display:block;height:100%;width:{}%;background:#1d7a46">'
+        '</span></span><span style="white-space:nowrap">{} / {}</span>', percent, percent, done, needed)
+
+
+@admin.action(description=f"Invite {INVITE_COUNT} annotators (shows the links)")
+def invite_annotators(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
+    base = request.build_absolute_uri("/")
+    for study in queryset:
+        links = [invitation_url(a, base) for a in annotators_create(study=study, count=INVITE_COUNT)]
+        modeladmin.message_user(request, format_html(
+            "{}: {} annotators invited:<br>{}", study.slug, len(links),
+            format_html_join("", "<code>{}</code><br>", ((link,) for link in links))), messages.SUCCESS)
+
+
+@admin.action(description=f"Invite {INVITE_COUNT} pilot annotators (shows the links)")
+def invite_pilot_annotators(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
+    base = request.build_absolute_uri("/")
+    for study in queryset:
+        links = [invitation_url(a, base) for a in annotators_create(study=study, count=INVITE_COUNT, is_pilot=True)]
+        modeladmin.message_user(request, format_html(
+            "{}: {} pilot annotators invited (they get work while the study is in pilot):<br>{}", study.slug,
+            len(links), format_html_join("", "<code>{}</code><br>", ((link,) for link in links))), messages.SUCCESS)
+
+
+@admin.action(description="Export judgments (CSV)")
+def export_judgments_csv(modeladmin: admin.ModelAdmin, request: HttpRequest,
+                         queryset: QuerySet[Study]) -> StreamingHttpResponse:
+    """One CSV for every selected study (the ``study`` column tells them apart)."""
+    studies = list(queryset.order_by("slug"))
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for study in studies:
+            yield from judgment_rows(study)
+
+    response = StreamingHttpResponse(csv_lines(rows()), content_type="text/csv; charset=utf-8")
+    name = studies[0].slug if len(studies) == 1 else "studies"
+    response["Content-Disposition"] = f'attachment; filename="{name}-judgments.csv"'
+    return response
+
+
+admin.site.unregister(Study)
+
+
+@admin.register(Study)
+class StudyAdmin(studies_admin.StudyAdmin):
+    """Counts come from ``progress.study_list`` (correlated subqueries), so the
+    changelist costs the same with 20 or 20,000 items per study."""
+
+    list_display = ("slug", "title", "protocol", "status", "items_column", "annotators_column", "progress_column")
+    actions = [invite_annotators, invite_pilot_annotators, studies_admin.pilot_studies, studies_admin.open_studies,
+               studies_admin.close_studies, studies_admin.copy_studies,
+               export_judgments_csv] + list(admin_actions.STUDY_ACTIONS)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[StudyWithCounts]:
+        return progress.study_list(queryset=super().get_queryset(request))
+
+    @admin.display(description="items", ordering="n_items")
+    def items_column(self, study: StudyWithCounts) -> str:
+        url = reverse("admin:studies_item_changelist") + f"?study__id__exact={study.pk}"
+        return format_html('<a href="{}">{}</a>{}', url, study.n_items,
+                           format_html(' <span title="spam items">+{} spam</span>', study.n_spam) if study.n_spam else "")
+
+    @admin.display(description="annotators", ordering="n_annotators")
+    def annotators_column(self, study: StudyWithCounts) -> str:
+        url = reverse("admin:annotation_annotator_changelist") + f"?study__id__exact={study.pk}"
+        return format_html('<a href="{}">{}</a>', url, study.n_annotators)
+
+    @admin.display(description="progress", ordering="n_done")
+    def progress_column(self, study: StudyWithCounts) -> str:
+        return _progress_bar(study.n_done, study.n_needed)

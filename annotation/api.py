@@ -6,41 +6,85 @@ Annotators authenticate with the token of their invitation link,
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
+from typing import cast
+
 from rest_framework import status
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, ParseError
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import selectors, services
-from .serializers import AssignmentOut, ErrorsOut, JudgmentIn, JudgmentOut
-from .models import Annotator
+from annotation import selectors, services
+from annotation.serializers import AssignmentOut, ErrorsOut, ExcludedOut, JudgmentIn, JudgmentOut
+from annotation.models import Annotator
+
+
+def _token(request: Request) -> str:
+    scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    return token.strip() if scheme.lower() == "token" else ""
 
 
 def _annotator(request: Request) -> Annotator:
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, token = header.partition(" ")
-    annotator = selectors.annotator_by_token(token.strip()) if scheme.lower() == "token" else None
+    annotator = selectors.annotator_by_token(_token(request))
     if annotator is None:
         raise AuthenticationFailed("Send the token of your invitation link as 'Authorization: Token <token>'.")
     return annotator
 
 
-class AnnotatorAPIView(APIView):
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
+class AnnotatorTokenAuthentication(BaseAuthentication):
+    """The invitation token as ``Authorization: Token <token>``; ``request.user`` is the Annotator.
 
-    def get_authenticate_header(self, request: Request) -> str:
+    Declared in the OpenAPI schema as ``annotatorToken`` (annotation/schema.py). A missing or
+    unknown token is a 401 with ``WWW-Authenticate: Token``.
+    """
+
+    def authenticate(self, request: Request) -> tuple[Annotator, None] | None:
+        view = (request.parser_context or {}).get("view")
+        if getattr(view, "token_checked_by_view", False):
+            return None  # the view looks the token up together with what it needs (one query)
+        return _annotator(request), None
+
+    def authenticate_header(self, request: Request) -> str:
         return "Token"
 
 
+class IsAnnotator(BasePermission):
+    """Authentication already refused anyone else with a 401; this tells the schema a token is required."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return isinstance(request.user, Annotator)
+
+
+class AnnotatorAPIView(APIView):
+    authentication_classes = [AnnotatorTokenAuthentication]
+    permission_classes = [IsAnnotator]
+
+
+class CheckedByTheView(BasePermission):
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return True
+
+
+def _current(request: Request) -> Annotator:
+    return cast(Annotator, request.user)
+
+
 class NextAssignmentAPI(AnnotatorAPIView):
-    @extend_schema(summary="The annotator's current item (204 when nothing is left)",
-                   responses={200: AssignmentOut, 204: None})
+    @extend_schema(summary="The annotator's current item (204 when nothing is left, 403 when excluded)",
+                   responses={200: AssignmentOut, 204: None, 403: ExcludedOut})
     def get(self, request: Request) -> Response:
-        annotator = _annotator(request)
+        annotator = _current(request)
         assignment = services.assignment_next(annotator=annotator)
+        if assignment is None and annotator.excluded:
+            # Not "nothing left": say so, with the study's contact and Prolific's screened-out code when set.
+            study = annotator.study
+            body = {"detail": "This study no longer needs answers from you; your previous answers are kept.",
+                    "contact": study.contact}
+            if study.screened_out_code:
+                body["screened_out_code"] = study.screened_out_code
+            return Response(body, status=status.HTTP_403_FORBIDDEN)
         if assignment is None:
             code = annotator.study.completion_code
             headers = {"X-Completion-Code": code} if code else {}
@@ -53,12 +97,17 @@ class NextAssignmentAPI(AnnotatorAPIView):
 
 
 class JudgmentSubmitAPI(AnnotatorAPIView):
+    # The token is checked with the assignment in one query; unknown tokens still get the 401.
+    token_checked_by_view = True
+    permission_classes = [CheckedByTheView]
+
     @extend_schema(summary="Submit (or revise) the answer to an assignment", request=JudgmentIn,
                    responses={201: JudgmentOut, 200: JudgmentOut, 400: ErrorsOut, 404: ErrorsOut})
     def post(self, request: Request, assignment: str) -> Response:
-        annotator = _annotator(request)
-        found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
+        # The usual case in one query: the token's annotator and their assignment together.
+        found = selectors.assignment_by_token(token=_token(request), public_id=assignment)
         if found is None:
+            _annotator(request)  # 401 for a bad token, else the assignment is not theirs: 404
             return Response({"errors": {"assignment": ["No such assignment for this annotator."]}},
                             status=status.HTTP_404_NOT_FOUND)
         try:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from annotation import api
 
 urlpatterns = [
     path("annotate/next", api.NextAssignmentAPI.as_view(), name="api-annotate-next"),

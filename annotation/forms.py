@@ -14,7 +14,7 @@ from django.http import QueryDict
 
 from studies.models import Candidate, Protocol, Study
 
-from .services import client_time
+from annotation.services import client_time
 
 RANK_FIELD = "rank-{}"
 TIME_FIELDS = ("client_started_at", "client_submitted_at")

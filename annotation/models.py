@@ -35,12 +35,14 @@ class Annotator(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     instructions_seen_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    is_pilot = models.BooleanField(default=False, help_text="A pilot annotator: the only ones who get work while the "
+                                   "study is in pilot; their judgments are flagged and left out of reports unless asked.")
     excluded = models.BooleanField(default=False, help_text="Excluded annotators drop out of reports (their work is kept).")
     exclusion_reason = models.CharField(max_length=300, blank=True)
     excluded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["study", "sequence"]
+        ordering = ["study_id", "sequence"]
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], condition=~models.Q(external_id=""),
                                     name="annotator_unique_external_id"),
@@ -67,9 +69,11 @@ class Assignment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, help_text="When the item was handed out (server time).")
     opened_at = models.DateTimeField(null=True, blank=True, help_text="Last time the item was shown (server time); starts the clock of the next answer.")
     completed_at = models.DateTimeField(null=True, blank=True)
+    order_step = models.PositiveIntegerField(default=0, help_text="The annotator's place in their document permutation "
+                                                                  "after this hand-out (where the next one looks first).")
 
     class Meta:
-        ordering = ["annotator", "sequence"]
+        ordering = ["annotator_id", "sequence"]  # by column: "annotator" would join up to studies
         constraints = [
             models.UniqueConstraint(fields=["annotator", "item"], name="assignment_unique_annotator_item"),
             models.UniqueConstraint(fields=["annotator", "sequence"], name="assignment_unique_sequence"),
@@ -94,7 +98,7 @@ class Judgment(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Client time on the item when given, else server time.")
 
     class Meta:
-        ordering = ["assignment", "revision"]
+        ordering = ["assignment_id", "revision"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "revision"], name="judgment_unique_revision"),
             models.UniqueConstraint(fields=["assignment"], condition=models.Q(is_current=True),

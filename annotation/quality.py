@@ -28,9 +28,9 @@ from typing import Any, Iterable
 
 from django.db.models import Q
 
-from studies.models import Candidate, Protocol, Study
+from studies.models import Candidate, Item, Protocol, Study
 
-from .models import Annotator, Judgment
+from annotation.models import Annotator, Judgment
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
 QUALITY_KEYS = ("annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate", "median_seconds",
@@ -162,6 +162,12 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
 def annotator_quality(*, annotator: Annotator) -> AnnotatorQuality:
     """One annotator's figures (same queries as study_quality, restricted to them)."""
     return study_quality(study=annotator.study, annotators=[annotator])[0]
+
+
+def study_over_redundancy(*, study: Study) -> int:
+    """Items with more counted assignments than the redundancy: re-handed while an annotator was excluded,
+    then the annotator was put back (or a late answer to a released item). Reported, never deleted."""
+    return Item.objects.filter(study=study, n_assigned__gt=study.redundancy).count()
 
 
 #: Columns the researcher page can sort by, and the value each sorts on.

@@ -16,6 +16,8 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from studies.sentences import sentence_spans
+
 SAFE_URL_SCHEMES = {"", "http", "https", "mailto"}
 
 
@@ -52,19 +54,39 @@ def highlighted_lines(text: str, spans: Any) -> list[SafeString]:
     lines: list[SafeString] = []
     pos = 0
     for line in text.split("\n"):
-        pieces: list[str] = []
-        k = 0
-        while k < len(line):
-            marked = mask[pos + k]
-            j = k
-            while j < len(line) and mask[pos + j] == marked:
-                j += 1
-            segment = escape(line[k:j])
-            pieces.append(f"<mark>{segment}</mark>" if marked else str(segment))
-            k = j
-        lines.append(mark_safe("".join(pieces)))  # noqa: S308 - every piece escaped above
+        lines.append(_marked(line, mask[pos:pos + len(line)]))
         pos += len(line) + 1
     return lines
+
+
+def highlighted_sentences(text: str, spans: Any, sentences: list[str] | None) -> list[SafeString]:
+    """A candidate's rows in the document view: its sentence list (else its lines), spans marked.
+
+    Highlight spans index ``text``; the import makes ``text`` the sentences
+    joined by one character, so each sentence's part of the mask is known.
+    """
+    if not sentences:
+        return highlighted_lines(text, spans)
+    ranges = sentence_spans(text, sentences)
+    if ranges is None:  # not stored by the import (e.g. edited in the admin): the sentences, unmarked
+        return [mark_safe(escape(s)) for s in sentences]  # noqa: S308 - escaped
+    mask = highlight_spans(text, spans)
+    return [_marked(text[a:b], mask[a:b]) for a, b in ranges]
+
+
+def _marked(line: str, mask: list[bool]) -> SafeString:
+    """``line`` escaped, the runs of characters whose mask is set wrapped in ``<mark>``."""
+    pieces: list[str] = []
+    k = 0
+    while k < len(line):
+        marked = mask[k]
+        j = k
+        while j < len(line) and mask[j] == marked:
+            j += 1
+        segment = escape(line[k:j])
+        pieces.append(f"<mark>{segment}</mark>" if marked else str(segment))
+        k = j
+    return mark_safe("".join(pieces))  # noqa: S308 - every piece escaped above
 
 
 class _SafeLinks(Treeprocessor):

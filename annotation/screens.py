@@ -6,34 +6,48 @@ flags, no database ids.
 """
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from django.urls import reverse
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
-from studies.models import Candidate, Protocol, Study
+from studies.models import Candidate, Item, Protocol, Study, Unit
+from studies.typography import shown_candidate
 
-from . import selectors
-from .models import Annotator, Assignment, AssignmentStatus
-from .rendering import candidate_letter, highlighted_lines
+from annotation import selectors
+from annotation.document import document_screen
+from annotation.models import Annotator, Assignment, AssignmentStatus
+from annotation.services import candidate_order_for
+from annotation.rendering import candidate_letter, highlighted_lines, instructions_html
 
-#: Wording and key of the extra answers a choice study may offer.
-OPTION_TEXT = {
-    "neither": ("Neither", "n", "Neither candidate is acceptable."),
-    "tie": ("Tie", "t", "Both are equally good (or equally bad)."),
-    "invalid": ("Invalid", "i", "The item itself is broken or cannot be judged."),
+#: Wording and key of the extra answers a choice study may offer (the keys stay Latin letters in every language).
+OPTION_TEXT: dict[str, tuple[Promise, str, Promise]] = {
+    "neither": (gettext_lazy("Neither"), "n", gettext_lazy("Neither candidate is acceptable.")),
+    "tie": (gettext_lazy("Tie"), "t", gettext_lazy("Both are equally good (or equally bad).")),
+    "invalid": (gettext_lazy("Invalid"), "i", gettext_lazy("The item itself is broken or cannot be judged.")),
 }
 
 DEFAULT_QUESTION = {
-    Protocol.RANKING: "Rank the candidate translations from best (1) to worst.",
-    Protocol.CHOICE: "Which candidate translation is better?",
-    Protocol.JUDGMENT: "Which label describes the highlighted part of the translation?",
+    Protocol.RANKING: gettext_lazy("Rank the candidate translations from best (1) to worst."),
+    Protocol.CHOICE: gettext_lazy("Which candidate translation is better?"),
+    Protocol.JUDGMENT: gettext_lazy("Which label describes the highlighted part of the translation?"),
 }
 
 REQUIRED_MESSAGE = {
-    Protocol.RANKING: "Give every candidate a rank before going on.",
-    Protocol.CHOICE: "Choose one answer before going on.",
-    Protocol.JUDGMENT: "Choose a label before going on.",
+    Protocol.RANKING: gettext_lazy("Give every candidate a rank before going on."),
+    Protocol.CHOICE: gettext_lazy("Choose one answer before going on."),
+    Protocol.JUDGMENT: gettext_lazy("Choose a label before going on."),
 }
+
+# The service's ranking refusals (annotation/services.py, English, with candidate ids), reworded here
+# in the interface language with letters; the ids in them also tell which cards to mark.
+_MISSING = re.compile(r"Every candidate needs a rank; (\d+) missing \(([^)]*)\)\.")
+_TIED = re.compile(r"Two candidates share a rank, but this study does not allow ties \(([^)]*)\)\.")
+_RANGE = re.compile(r"Rank of candidate (\S+) must be a whole number from 1 to (\d+)\.")
 
 
 def option_views(study: Study, choice: str | None = None) -> list[dict[str, Any]]:
@@ -42,19 +56,92 @@ def option_views(study: Study, choice: str | None = None) -> list[dict[str, Any]
              "checked": choice == o} for o in study.options if o in OPTION_TEXT]
 
 
+def _letter_list(ids: str, letters: dict[str, str]) -> list[str]:
+    """The letters of a comma-separated list of candidate ids, in page order."""
+    wanted = {x.strip() for x in ids.split(",")}
+    return [letter for public_id, letter in letters.items() if public_id in wanted]
+
+
+def _join(letters: list[str]) -> str:
+    return _(", ").join(letters)
+
+
+def refused_candidates(*, errors: dict[str, list[str]], letters: dict[str, str]) -> list[str]:
+    """Letters of the candidates a refusal is about (unranked, out of range, sharing a rank), in page order."""
+    found: set[str] = set()
+    for message in errors.get("ranks", []):
+        for pattern in (_MISSING, _TIED):
+            match = pattern.fullmatch(message)
+            if match:
+                found.update(_letter_list(match.group(match.re.groups), letters))
+        match = _RANGE.fullmatch(message)
+        if match and match.group(1) in letters:
+            found.add(letters[match.group(1)])
+    return [letter for letter in letters.values() if letter in found]
+
+
+def _reworded(message: str, study: Study, letters: dict[str, str]) -> str:
+    if message == "This field is required.":
+        return str(REQUIRED_MESSAGE[Protocol(study.protocol)])
+    match = _MISSING.fullmatch(message)
+    if match:
+        count, which = int(match.group(1)), _letter_list(match.group(2), letters)
+        text = ngettext("Every candidate needs a rank; %(count)d missing.",
+                        "Every candidate needs a rank; %(count)d missing.", count) % {"count": count}
+        if which:
+            text += " " + ngettext("No rank yet: candidate %(letters)s.", "No rank yet: candidates %(letters)s.",
+                                   len(which)) % {"letters": _join(which)}
+        return text
+    match = _TIED.fullmatch(message)
+    if match:
+        which = _letter_list(match.group(1), letters)
+        text = _("Two candidates share a rank, but this study does not allow ties.")
+        if which:
+            text += " " + _("Same rank: candidates %(letters)s.") % {"letters": _join(which)}
+        return text
+    match = _RANGE.fullmatch(message)
+    if match:
+        return _("Rank of candidate %(letter)s must be a whole number from 1 to %(count)s.") % {
+            "letter": letters.get(match.group(1), match.group(1)), "count": match.group(2)}
+    for public_id, letter in letters.items():  # anything else: at least no ids on screen
+        message = message.replace(f"candidate {public_id}", f"candidate {letter}")
+        message = message.replace(public_id, f"candidate {letter}")
+    return message
+
+
 def readable_errors(*, study: Study, errors: dict[str, list[str]], letters: dict[str, str]) -> list[str]:
-    """The service's refusal, worded for the annotator: candidate ids become "candidate A"."""
+    """The service's refusal, worded for the annotator in their language: candidate ids become letters."""
     messages: list[str] = []
     for field_messages in errors.values():
         for message in field_messages:
-            if message == "This field is required.":
-                message = REQUIRED_MESSAGE[Protocol(study.protocol)]
-            for public_id, letter in letters.items():
-                message = message.replace(f"candidate {public_id}", f"candidate {letter}")
-                message = message.replace(public_id, f"candidate {letter}")
-            if message not in messages:
-                messages.append(message)
+            text = _reworded(message, study, letters)
+            if text not in messages:
+                messages.append(text)
     return messages
+
+
+def time_estimate(*, remaining: int, median_ms: int | None) -> str:
+    """"About N minutes" for the items left, from the study's median time per item ('' without one)."""
+    if median_ms is None or remaining <= 0:
+        return ""
+    minutes = math.ceil(remaining * median_ms / 60_000)
+    if minutes <= 1:
+        return _("Less than a minute")
+    return ngettext("About %(count)d minute", "About %(count)d minutes", minutes) % {"count": minutes}
+
+
+def start_screen(*, annotator: Annotator) -> dict[str, Any]:
+    """The start page's figures: items answered, items in all, a time estimate, and whether all are done."""
+    progress = selectors.progress(annotator=annotator)
+    remaining = progress["total"] - progress["done"]
+    median = selectors.median_item_duration_ms(study=annotator.study) if remaining > 0 else None
+    return {
+        "done_count": progress["done"],
+        "total_count": progress["total"],
+        "remaining_count": remaining,
+        "estimate": time_estimate(remaining=remaining, median_ms=median),
+        "finished": progress["done"] > 0 and remaining == 0,
+    }
 
 
 def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[str, Any] | None,
@@ -64,30 +151,56 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
     item = assignment.item
     study = item.study
     cands = selectors.ordered_candidates(assignment, candidates)
+    previous = selectors.assignment_previous(annotator=annotator, before=assignment)
+    token = annotator.token
+    return {
+        **item_screen_parts(study=study, item=item, cands=cands, answer=answer, errors=errors),
+        "annotator": annotator,
+        "assignment_id": assignment.public_id,
+        "is_revision": assignment.status == AssignmentStatus.DONE,
+        "progress": selectors.progress(annotator=annotator),
+        "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
+        "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
+        "start_url": reverse("annotation:start", args=[token]),
+    }
+
+
+def preview_screen(*, item: Item, candidates: list[Candidate], answer: dict[str, Any] | None,
+                   errors: dict[str, list[str]] | None, post_url: str, position: int, total: int) -> dict[str, Any]:
+    """Context of ``annotation/_item.html`` for a staff preview of any item: no annotator, no assignment.
+
+    The same keys as :func:`item_screen`, whose annotator-specific part (queue,
+    progress, links) is replaced here. Candidates come in a fixed seeded order,
+    as a first annotator would see them; nothing here is stored.
+    """
+    study = item.study
+    order = candidate_order_for(study=study, annotator=Annotator(study=study, sequence=1), item=item,
+                                candidates=candidates)
+    preview = Assignment(item=item, candidate_order=order, public_id="preview")
+    context = item_screen_parts(study=study, item=item, cands=selectors.ordered_candidates(preview, candidates),
+                                answer=answer, errors=errors)
+    return {**context, "annotator": None, "assignment_id": "preview", "is_revision": False,
+            "progress": {"done": position - 1, "total": total}, "post_url": post_url, "back_url": "",
+            "start_url": post_url}
+
+
+def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answer: dict[str, Any] | None,
+                      errors: dict[str, list[str]] | None) -> dict[str, Any]:
+    """What an item page shows whoever looks at it: the context, the candidates, the answer controls."""
     answer = answer or {}
     ranks = answer.get("ranks") or {}
     choice = answer.get("choice")
     chosen_labels = set(answer.get("labels") or [])
     letters = {c.public_id: candidate_letter(k) for k, c in enumerate(cands)}
-    candidate_views = [{
-        "letter": letters[c.public_id],
-        "number": k + 1,
-        "public_id": c.public_id,
-        "lines": highlighted_lines(c.text, c.highlights),
-        "rank": ranks.get(c.public_id),
-        "chosen": choice == c.public_id,
-    } for k, c in enumerate(cands)]
-    options = option_views(study, choice)
-    labels = [{"value": label, "number": k + 1, "checked": label in chosen_labels}
-              for k, label in enumerate(study.labels)]
-    previous = selectors.assignment_previous(annotator=annotator, before=assignment)
-    token = annotator.token
+    refused = set(refused_candidates(errors=errors or {}, letters=letters))
+    candidate_views = [{"letter": letters[c.public_id], "number": k + 1, "public_id": c.public_id,
+                        "lines": highlighted_lines(*shown_candidate(text=c.text, highlights=c.highlights,
+                                                                    normalise=study.normalise_typography)),
+                        "rank": ranks.get(c.public_id), "chosen": choice == c.public_id,
+                        "invalid": letters[c.public_id] in refused} for k, c in enumerate(cands)]
     return {
         "study": study,
-        "annotator": annotator,
-        "assignment_id": assignment.public_id,
         "protocol": study.protocol,
-        "is_revision": assignment.status == AssignmentStatus.DONE,
         "show_source": study.show_source,
         "context": list(item.source_context) if study.show_source else list(item.target_context),
         "source": item.source if study.show_source else "",
@@ -95,12 +208,13 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "candidates": candidate_views,
         "rank_choices": list(range(1, len(cands) + 1)),
         "allow_ties": study.allow_ties,
-        "options": options,
-        "labels": labels,
+        "options": option_views(study, choice),
+        "labels": [{"value": label, "number": k + 1, "checked": label in chosen_labels}
+                   for k, label in enumerate(study.labels)],
         "multi_label": study.multi_label,
         "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
-        "progress": selectors.progress(annotator=annotator),
-        "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
-        "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
         "document_unit": study.unit == "document",
+        "instructions": instructions_html(study.instructions),
+        "document": (document_screen(item=item, study=study, cands=cands, candidate_views=candidate_views)
+                     if study.unit == Unit.DOCUMENT else None),
     }

@@ -5,13 +5,16 @@ reference or spam flags, no database ids (only opaque public ids).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, IntegerField, Max, Q, Subquery
 
-from studies.models import Candidate, Item, Study
+from studies.models import Candidate, Item, Study, Unit
+from studies.sentences import lines_of, shown_sentences
+from studies.typography import shown_candidate
 
-from .models import Annotator, Assignment, AssignmentStatus, Judgment
+from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 
 def annotator_by_token(token: str) -> Annotator | None:
@@ -24,6 +27,20 @@ def assignment_for_annotator(*, annotator: Annotator, public_id: str) -> Assignm
     """The annotator's own assignment with this public id (None for anyone else's)."""
     return (Assignment.objects.select_related("item", "item__study")
             .filter(annotator=annotator, public_id=public_id).first())
+
+
+def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token, with both loaded (one query).
+
+    None for a wrong token or someone else's assignment; the caller tells the two apart.
+    """
+    if not token or len(token) > 64:
+        return None
+    found = (Assignment.objects.select_related("item", "item__study", "annotator")
+             .filter(annotator__token=token, public_id=public_id).first())
+    if found is not None:
+        found.annotator.study = found.item.study
+    return found
 
 
 def assignment_previous(*, annotator: Annotator, before: Assignment | None) -> Assignment | None:
@@ -46,15 +63,21 @@ def progress(*, annotator: Annotator) -> dict[str, int]:
     The total is what they have judged, plus their unjudged item (also while they
     go back to revise an earlier one), plus what is still open to them (capped by
     the study's ``items_per_annotator``), so it can shrink while other
-    annotators take the last slots of some items. Two queries.
+    annotators take the last slots of some items. One query over the
+    annotator's own assignments and the study's maintained count of open items
+    (annotation.slots): never a count over the study's items.
     """
     study: Study = annotator.study
-    counts = dict(annotator.assignments.values_list("status").annotate(n=Count("pk")).order_by())
-    done = counts.get(AssignmentStatus.DONE, 0)
-    pending = counts.get(AssignmentStatus.PENDING, 0)
-    mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
-    open_to_me = (Item.objects.filter(study=study, n_assigned__lt=study.redundancy)
-                  .filter(~Exists(mine)).count())
+    n_open = Study.objects.filter(pk=study.pk).values("n_open_items")
+    row = Assignment.objects.filter(annotator=annotator).aggregate(
+        done=Count("pk", filter=Q(status=AssignmentStatus.DONE)),
+        pending=Count("pk", filter=Q(status=AssignmentStatus.PENDING)),
+        mine_open=Count("pk", filter=Q(item__is_open=True)),
+        n_open=Max(Subquery(n_open, output_field=IntegerField())))
+    if row["n_open"] is None:  # no assignment yet: the aggregate saw no row
+        row["n_open"] = n_open.get()["n_open_items"]
+    done, pending = row["done"], row["pending"]
+    open_to_me = max(0, row["n_open"] - row["mine_open"])
     total = done + pending + open_to_me
     if study.items_per_annotator:
         total = min(total, study.items_per_annotator)
@@ -101,15 +124,26 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "options": list(study.options),
         "labels": list(study.labels),
         "multi_label": study.multi_label,
+        "source_language": study.source_language,
+        "target_language": study.target_language,
         "context": {
             "source": list(item.source_context) if study.show_source else [],
             "target": [] if study.show_source else list(item.target_context),
         },
         "source": item.source if study.show_source else None,
-        "candidates": [{"id": c.public_id, "text": c.text, "highlights": c.highlights} for c in cands],
+        "source_sentences": lines_of(item.source, item.source_sentences) if study.show_source else [],
+        "candidates": [_candidate_payload(c, normalise=study.normalise_typography) for c in cands],
+        "document": document_payload(item=item, study=study) if study.unit == Unit.DOCUMENT else None,
         "progress": progress_data,
         "answer": answer_for_client(judgment, cands),
     }
+
+
+def _candidate_payload(candidate: Candidate, *, normalise: bool) -> dict[str, Any]:
+    """One candidate as the annotator gets it: the study's typographic normalisation applied, highlights moved."""
+    text, highlights = shown_candidate(text=candidate.text, highlights=candidate.highlights, normalise=normalise)
+    return {"id": candidate.public_id, "text": text, "highlights": highlights,
+            "sentences": lines_of(text, shown_sentences(candidate.sentences, normalise=normalise))}
 
 
 def study_by_slug(slug: str) -> Study | None:
@@ -121,3 +155,59 @@ def study_by_slug(slug: str) -> Study | None:
 
 def assignments_done_count(*, annotator: Annotator) -> int:
     return annotator.assignments.filter(status=AssignmentStatus.DONE).count()
+
+
+def median_item_duration_ms(*, study: Study) -> int | None:
+    """Median time annotators took on an item of this study so far (first answers only), or None.
+
+    Two queries (a count, then the middle row); the median, not the mean, so an
+    item left open over lunch does not inflate the estimate.
+    """
+    qs = (Judgment.objects.filter(assignment__item__study=study, revision=1, duration_ms__isnull=False)
+          .order_by("duration_ms").values_list("duration_ms", flat=True))
+    n = qs.count()
+    if n == 0:
+        return None
+    middle = [d for d in qs[(n - 1) // 2:n // 2 + 1] if d is not None]
+    return int(sum(middle) / len(middle))
+
+
+@dataclass
+class DocumentBlocks:
+    earlier: list[Item]  # the earlier blocks (only when their texts were asked for)
+    number: int  # this block's number in its document, from 1
+    total: int  # blocks in the document
+
+
+def document_blocks(*, item: Item, with_texts: bool) -> DocumentBlocks:
+    """The blocks before ``item`` in its document (oldest first), its number and the document's length.
+
+    Items of one document are handed out in (position, pk) order, so these are
+    the blocks the annotator judged just before. A spam copy stands in for its
+    real item: it shows the same document around it, so nothing sets it apart.
+    """
+    real = item.spam_of if item.is_spam and item.spam_of_id else item
+    assert real is not None
+    if not real.document_id:
+        return DocumentBlocks(earlier=[], number=1, total=1)
+    same = Item.objects.filter(study_id=real.study_id, document_id=real.document_id, is_spam=False)
+    earlier_qs = same.filter(Q(position__lt=real.position) | Q(position=real.position, pk__lt=real.pk))
+    total = same.count()
+    if not with_texts:
+        return DocumentBlocks(earlier=[], number=earlier_qs.count() + 1, total=total)
+    earlier = list(earlier_qs.order_by("position", "pk").only("pk", "source", "source_sentences"))
+    return DocumentBlocks(earlier=earlier, number=len(earlier) + 1, total=total)
+
+
+def document_payload(*, item: Item, study: Study) -> dict[str, Any]:
+    """Where a document block sits in its document, and the earlier blocks' source sentences.
+
+    Earlier blocks' sources only when the study shows the source: never another
+    item's candidates (a system's output or a hidden reference).
+    """
+    blocks = document_blocks(item=item, with_texts=study.show_source)
+    return {
+        "block": blocks.number,
+        "blocks": blocks.total,
+        "previous": [{"source_sentences": lines_of(b.source, b.source_sentences)} for b in blocks.earlier],
+    }

@@ -16,6 +16,21 @@ class CandidateOut(serializers.Serializer):
     text = serializers.CharField()
     highlights = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()),
                                        help_text="Character spans [start, end) to mark.")
+    sentences = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="The text's sentences (the study file's list, else the text split at line breaks); "
+                  "sentence i is aligned with source_sentences[i].")
+
+
+class DocumentBlockOut(serializers.Serializer):
+    source_sentences = serializers.ListField(child=serializers.CharField(allow_blank=True))
+
+
+class DocumentOut(serializers.Serializer):
+    block = serializers.IntegerField(help_text="This block's number in its document, from 1.")
+    blocks = serializers.IntegerField(help_text="Blocks in the document.")
+    previous = DocumentBlockOut(many=True, help_text="The earlier blocks' source sentences, oldest first "
+                                                     "(only when the study shows the source).")
 
 
 class ContextOut(serializers.Serializer):
@@ -37,9 +52,15 @@ class AssignmentOut(serializers.Serializer):
     options = serializers.ListField(child=serializers.CharField())
     labels = serializers.ListField(child=serializers.CharField())
     multi_label = serializers.BooleanField()
+    source_language = serializers.CharField(help_text="BCP 47 tag of the source texts ('' when the study does not say).")
+    target_language = serializers.CharField(help_text="BCP 47 tag of the candidates and target context ('' when unknown).")
     context = ContextOut()  # type: ignore[assignment]  # see top
     source = serializers.CharField(allow_null=True)  # type: ignore[assignment]  # see top
+    source_sentences = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="The source's sentences (empty when the study does not show the source).")
     candidates = CandidateOut(many=True)
+    document = DocumentOut(allow_null=True, help_text="Document units: where the block sits; else null.")
     progress = ProgressOut()
     answer = serializers.JSONField(allow_null=True, help_text="The current answer when revising, else null.")
 
@@ -65,3 +86,11 @@ class ErrorsOut(serializers.Serializer):
     errors = serializers.DictField(  # type: ignore[assignment]  # see top
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Field name → messages.")
+
+
+class ExcludedOut(serializers.Serializer):
+    """``GET next`` for an excluded annotator (403)."""
+
+    detail = serializers.CharField()
+    contact = serializers.CharField(help_text="The study's contact for annotators (may be empty).")
+    screened_out_code = serializers.CharField(required=False, help_text="Prolific's screened-out completion code, when the study sets one.")

@@ -8,38 +8,31 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections import Counter
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, ExpressionWrapper, F, OuterRef, BigIntegerField
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
-from studies.importing import ORDER_KEY_MODULUS
-from studies.models import Candidate, Item, Protocol, Status, Study, Unit
+from studies.models import Candidate, Item, Status, Study, Unit
 
-from .models import Annotator, Assignment, AssignmentStatus, Judgment
-
-
-class JudgmentError(Exception):
-    """A refused submission; ``errors`` maps each field to its messages (the API's 400 body)."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__(json.dumps(errors))
-        self.errors = errors
+from annotation import ordering, slots
+from annotation.answers import (  # noqa: F401 (callers use services.X for the whole judging API)
+    ANSWER_FIELDS, TIME_FIELDS, JudgmentError, client_time, judgment_validate)
+from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 
 # --- annotators -------------------------------------------------------------
 
 @transaction.atomic
-def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] | None = None) -> list[Annotator]:
-    """Create annotators (invitations) for a study, numbered in arrival order."""
+def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] | None = None,
+                      is_pilot: bool = False) -> list[Annotator]:
+    """Create annotators (invitations) for a study, numbered in arrival order; pilot annotators if ``is_pilot``."""
     ids = external_ids if external_ids is not None else [""] * count
     last = study.annotators.order_by("-sequence").values_list("sequence", flat=True).first() or 0
-    return [Annotator.objects.create(study=study, external_id=ext, sequence=last + k + 1) for k, ext in enumerate(ids)]
+    return [Annotator.objects.create(study=study, external_id=ext, sequence=last + k + 1, is_pilot=is_pilot)
+            for k, ext in enumerate(ids)]
 
 
 def annotator_for_external_id(*, study: Study, external_id: str, session: dict[str, str] | None = None) -> Annotator:
@@ -62,17 +55,6 @@ def annotator_for_external_id(*, study: Study, external_id: str, session: dict[s
 
 # --- assignment -------------------------------------------------------------
 
-def _annotator_permutation(study: Study, annotator: Annotator) -> tuple[int, int]:
-    """Coefficients (a, b) of the affine map key -> (a·key + b) mod p that orders this annotator's documents.
-
-    p is prime and a ≠ 0, so the map is a permutation of document keys: every
-    annotator gets their own seeded shuffle of documents, computable inside the
-    database query, while items of one document keep their document order.
-    """
-    rng = random.Random(f"{study.seed}:annotator:{annotator.sequence}")
-    return rng.randrange(1, ORDER_KEY_MODULUS), rng.randrange(ORDER_KEY_MODULUS)
-
-
 def candidate_order_for(*, study: Study, annotator: Annotator, item: Item, candidates: list[Candidate]) -> list[int]:
     """Screen order of an item's candidates for one annotator (seeded, stored on the assignment).
 
@@ -90,23 +72,32 @@ def candidate_order_for(*, study: Study, annotator: Annotator, item: Item, candi
     return [c.pk for c in sorted(candidates, key=lambda c: rank[c.system])]
 
 
+def annotator_may_get_work(*, annotator: Annotator) -> bool:
+    """Open studies hand out work to everyone invited, pilot studies to pilot annotators only; drafts to no one."""
+    status = annotator.study.status
+    if annotator.excluded:
+        return False
+    return status == Status.OPEN or (status == Status.PILOT and annotator.is_pilot)
+
+
 def assignment_next(*, annotator: Annotator) -> Assignment | None:
     """The annotator's current assignment, handing out a new item if they have none.
 
-    The new item is the first in the annotator's own order that still needs
-    judgments (fewer than ``redundancy`` assignments) and that they have not
-    seen. The item row is locked (``SKIP LOCKED`` on PostgreSQL; SQLite
-    transactions are IMMEDIATE) and its counter is only raised while below the
-    redundancy, so concurrent arrivals never push an item past it.
-    Runs a constant number of queries whatever the study's size.
+    The new item is the first open item (fewer counted assignments than the
+    redundancy) they have not seen, in their own document order
+    (annotation.ordering); items of one document come in document order. The
+    claim is a conditional UPDATE of the item row (a row lock; SQLite
+    transactions are IMMEDIATE), so concurrent arrivals never push an item past
+    its redundancy. A constant number of index-backed queries whatever the
+    study's size: no sort or count over the study's items.
     """
     study = annotator.study
     last = _last_assignment(annotator)
     if last is not None and last.status == AssignmentStatus.PENDING:
         return last
-    if study.status != Status.OPEN or annotator.excluded:
+    if not annotator_may_get_work(annotator=annotator):
         return None
-    if last is not None and last.status == AssignmentStatus.RELEASED and _reclaim(last, study.redundancy):
+    if last is not None and last.status == AssignmentStatus.RELEASED and _reclaim(last, study):
         return last
     done = last.sequence if last is not None else 0
     if study.items_per_annotator and done >= study.items_per_annotator:
@@ -114,11 +105,10 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
         counted = annotator.assignments.exclude(status=AssignmentStatus.RELEASED).count()
         if counted >= study.items_per_annotator:
             return None
-    a, b = _annotator_permutation(study, annotator)
-    shuffled = ExpressionWrapper((F("order_key") * a + b) % ORDER_KEY_MODULUS, output_field=BigIntegerField())
+    cursor = last.order_step if last is not None else 0
     for look in ("first", "after releasing stale reservations"):
         try:
-            handed_out = _hand_out(study, annotator, shuffled, sequence=done + 1)
+            handed_out = _hand_out(study, annotator, sequence=done + 1, cursor=cursor)
         except IntegrityError:
             # The same annotator asked twice at once and the other request took this sequence
             # number; ours rolled back whole (the slot too): give them the one that request made.
@@ -138,45 +128,101 @@ def _last_assignment(annotator: Annotator) -> Assignment | None:
     return last
 
 
-def _hand_out(study: Study, annotator: Annotator, shuffled: ExpressionWrapper, *, sequence: int) -> Assignment | None:
-    """Claim the annotator's next open item in one transaction; None when no item is open to them."""
+#: Rows fetched per look-up: enough to survive a few lost races without another query.
+_CANDIDATES = 8
+
+
+def _open_items(study: Study, annotator: Annotator) -> QuerySet[Item]:
+    """The study's open items this annotator has never had (the partial index, then the unique (annotator, item) one)."""
+    mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
+    return Item.objects.filter(study=study, is_open=True).filter(~Exists(mine))
+
+
+def window_items(*, study: Study, annotator: Annotator, documents: list[int]) -> QuerySet[Item]:
+    """The first open items of these documents the annotator has never had, in the given document order.
+
+    The hand-out's one query per window (bench/assignment_scale.py shows its plan):
+    the partial index on open items, probed once per document, and the sort is
+    over those few rows only.
+    """
+    rank = Case(*[When(doc_index=doc, then=Value(k)) for k, doc in enumerate(documents)], output_field=IntegerField())
+    return (_open_items(study, annotator).filter(doc_index__in=documents)
+            .order_by(rank, "position", "pk")[:_CANDIDATES])
+
+
+def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int) -> Assignment | None:
+    """Claim the annotator's next open item in one transaction; None when no item is open to them.
+
+    First up to MAX_WINDOWS windows of the annotator's document walk (one query
+    each: the open items of WINDOW documents, in walk then document order);
+    then, for the tail of the study and items reopened behind the cursor, the
+    open items from a seeded document on (an index range scan, never a sort).
+    """
+    walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_documents)
     for _attempt in range(5):
+        lost_race = False
         with transaction.atomic():
-            mine = Assignment.objects.filter(annotator=annotator, item=OuterRef("pk"))
-            candidates_qs = (Item.objects.filter(study=study, n_assigned__lt=study.redundancy)
-                             .filter(~Exists(mine))
-                             .annotate(shuffled=shuffled)
-                             .order_by("shuffled", "position", "pk"))
-            if connection.features.has_select_for_update_skip_locked:
-                candidates_qs = candidates_qs.select_for_update(skip_locked=True, of=("self",))
-            item = candidates_qs.first()
-            if item is not None:
-                item.study = study
-                if not _claim_slot(item.pk, study.redundancy):
-                    continue  # someone took the last slot between our read and write
-                cands = list(item.candidates.all())
-                return Assignment.objects.create(
-                    annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(),
-                    candidate_order=candidate_order_for(study=study, annotator=annotator, item=item,
-                                                        candidates=cands))
-        return None
+            step = cursor
+            for _window in range(ordering.MAX_WINDOWS):
+                if step >= walk.p:
+                    break
+                window, after = walk.window(step)
+                if window:
+                    rows = list(window_items(study=study, annotator=annotator, documents=[doc for _, doc in window]))
+                    steps = dict((doc, s) for s, doc in window)
+                    for item in rows:
+                        made = _claim(study, annotator, item, sequence=sequence, order_step=steps[item.doc_index])
+                        if made is not None:
+                            return made
+                    lost_race = lost_race or bool(rows)
+                step = after
+            offset = ordering.fallback_offset(seed=study.seed, sequence=annotator.sequence, request=sequence,
+                                              n_documents=study.n_documents)
+            for part in (Q(doc_index__gte=offset), Q(doc_index__lt=offset)):
+                rows = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
+                            [:_CANDIDATES])
+                for item in rows:
+                    made = _claim(study, annotator, item, sequence=sequence, order_step=step)
+                    if made is not None:
+                        return made
+                lost_race = lost_race or bool(rows)
+                if rows or not offset:
+                    break
+        if not lost_race:
+            return None
     return None
 
 
-def _claim_slot(item_id: int, redundancy: int) -> bool:
-    """Take one of the item's slots if it still has one: the only place the redundancy bound is enforced."""
-    return bool(Item.objects.filter(pk=item_id, n_assigned__lt=redundancy)
-                .update(n_assigned=F("n_assigned") + 1))
+def _claim(study: Study, annotator: Annotator, item: Item, *, sequence: int, order_step: int) -> Assignment | None:
+    """Take a slot of the item and create the assignment; None when someone else changed its count first."""
+    claimed, full = slots.slot_claim(item_id=item.pk, seen=item.n_assigned, redundancy=study.redundancy)
+    if not claimed:
+        return None
+    item.study = study
+    loaded = item.candidates.all()
+    cands = list(loaded)
+    # The caller shows these next: keep them as prefetch_related would (item.candidates.all() reuses them).
+    item._prefetched_objects_cache = {"candidates": loaded}  # type: ignore[attr-defined]
+    assignment = Assignment.objects.create(
+        annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
+        candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands))
+    if full:
+        slots.study_open_items_add(study=study, delta=-1)
+    return assignment
 
 
-def _reclaim(assignment: Assignment, redundancy: int) -> bool:
+def _reclaim(assignment: Assignment, study: Study) -> bool:
     """Give a released assignment back to its annotator when the item still has a free slot."""
     with transaction.atomic():
-        if not _claim_slot(assignment.item_id, redundancy):
+        seen = Item.objects.filter(pk=assignment.item_id).values_list("n_assigned", flat=True).get()
+        claimed, full = slots.slot_claim(item_id=assignment.item_id, seen=seen, redundancy=study.redundancy)
+        if not claimed:
             return False
         assignment.status = AssignmentStatus.PENDING
         assignment.opened_at = timezone.now()
         Assignment.objects.filter(pk=assignment.pk).update(status=assignment.status, opened_at=assignment.opened_at)
+        if full:
+            slots.study_open_items_add(study=study, delta=-1)
     return True
 
 
@@ -194,12 +240,13 @@ def assignments_release_stale(*, study: Study) -> int:
     with transaction.atomic():
         stale = list(Assignment.objects.select_for_update()
                      .filter(item__study=study, status=AssignmentStatus.PENDING, opened_at__lt=cutoff)
-                     .values_list("pk", "item_id"))
+                     .values_list("pk", "item_id", "annotator__excluded"))
         if not stale:
             return 0
-        Assignment.objects.filter(pk__in=[pk for pk, _ in stale]).update(status=AssignmentStatus.RELEASED)
-        for item_id, n in Counter(item_id for _, item_id in stale).items():
-            Item.objects.filter(pk=item_id).update(n_assigned=F("n_assigned") - n)
+        Assignment.objects.filter(pk__in=[pk for pk, _, _ in stale]).update(status=AssignmentStatus.RELEASED)
+        # An excluded annotator's assignments stopped counting when they were excluded.
+        counted = [item_id for _, item_id, excluded in stale if not excluded]
+        slots.items_count_add(study=study, items=Item.objects.filter(pk__in=counted), delta=-1)
     return len(stale)
 
 
@@ -210,135 +257,6 @@ def assignment_open(*, assignment: Assignment) -> None:
 
 
 # --- judgments --------------------------------------------------------------
-
-def client_time(value: Any) -> datetime | None:
-    """A client's ISO 8601 time as an aware datetime (naive = UTC); None when it is not one.
-
-    ``parse_datetime`` raises on well-formed but impossible values
-    ("2026-02-30T10:00:00Z", hour 25, offset +99:00): those are bad input too,
-    never a server error.
-    """
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = parse_datetime(value)
-    except ValueError:
-        return None
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, dt_timezone.utc)
-    return parsed
-
-
-def _parse_time(payload: dict, key: str, errors: dict[str, list[str]]) -> datetime | None:
-    value = payload.get(key)
-    if value in (None, ""):
-        return None
-    parsed = client_time(value)
-    if parsed is None:
-        errors.setdefault(key, []).append("Must be an ISO 8601 date-time, e.g. 2026-11-22T10:15:00Z.")
-    return parsed
-
-
-def _validate_ranks(study: Study, candidates: dict[str, Candidate], value: Any, errors: dict) -> dict | None:
-    if not isinstance(value, dict):
-        errors["ranks"] = ["Must be an object mapping every candidate id to its rank."]
-        return None
-    n = len(candidates)
-    unknown = [k for k in value if k not in candidates]
-    missing = [k for k in candidates if k not in value]
-    if unknown:
-        errors.setdefault("ranks", []).append(f"Unknown candidate id(s) for this item: {', '.join(map(str, unknown))}.")
-    if missing:
-        errors.setdefault("ranks", []).append(f"Every candidate needs a rank; {len(missing)} missing.")
-    ranks: dict[str, int] = {}
-    for key, rank in value.items():
-        if key not in candidates:
-            continue
-        if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= n:
-            errors.setdefault("ranks", []).append(f"Rank of candidate {key} must be a whole number from 1 to {n}.")
-        else:
-            ranks[key] = rank
-    if not errors.get("ranks") and not study.allow_ties and len(set(ranks.values())) != len(ranks):
-        errors["ranks"] = ["Two candidates share a rank, but this study does not allow ties."]
-    if errors.get("ranks"):
-        return None
-    return {"ranks": {str(candidates[k].pk): r for k, r in sorted(ranks.items(), key=lambda kv: candidates[kv[0]].pk)}}
-
-
-def _validate_choice(study: Study, candidates: dict[str, Candidate], value: Any, errors: dict) -> dict | None:
-    if not isinstance(value, str) or not value:
-        errors["choice"] = ["Must be a candidate id or one of the study's options."]
-        return None
-    if value in candidates:
-        return {"choice": {"candidate": candidates[value].pk}}
-    if value in study.options:
-        return {"choice": {"option": value}}
-    offered = ", ".join(study.options) if study.options else "none"
-    errors["choice"] = [f"{value!r} is neither a candidate of this item nor an option of this study (options: {offered})."]
-    return None
-
-
-def _validate_labels(study: Study, payload: dict, errors: dict) -> dict | None:
-    if "label" in payload and "labels" in payload:
-        errors["body"] = ["Send either label or labels, not both."]
-        return None
-    if "labels" in payload:
-        field, value = "labels", payload["labels"]
-        if not study.multi_label:
-            errors["labels"] = ["This study takes a single label: send {\"label\": …}."]
-            return None
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            errors["labels"] = ["Must be a non-empty list of labels."]
-            return None
-        labels = value
-    else:
-        field, value = "label", payload.get("label")
-        if not isinstance(value, str) or not value:
-            errors["label"] = ["Must be one of the study's labels."]
-            return None
-        labels = [value]
-    unknown = [v for v in labels if v not in study.labels]
-    if unknown:
-        errors[field] = [f"Not a label of this study: {', '.join(unknown)} (labels: {', '.join(study.labels)})."]
-        return None
-    if len(set(labels)) != len(labels):
-        errors[field] = ["A label is repeated."]
-        return None
-    order = {label: k for k, label in enumerate(study.labels)}
-    return {"labels": sorted(labels, key=order.__getitem__)}
-
-
-ANSWER_FIELDS = {Protocol.RANKING: ("ranks",), Protocol.CHOICE: ("choice",), Protocol.JUDGMENT: ("label", "labels")}
-TIME_FIELDS = ("client_started_at", "client_submitted_at")
-
-
-def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[Candidate] | None = None) -> tuple[dict, dict]:
-    """Check a payload against the study's protocol; return (normalised answer, client times) or raise JudgmentError."""
-    study = assignment.item.study
-    if not isinstance(payload, dict):
-        raise JudgmentError({"body": ["Must be a JSON object."]})
-    errors: dict[str, list[str]] = {}
-    expected = ANSWER_FIELDS[Protocol(study.protocol)]
-    unknown = sorted(set(payload) - set(expected) - set(TIME_FIELDS))
-    if unknown:
-        errors["body"] = [f"Unknown field(s) {', '.join(unknown)}; a {study.protocol} answer uses {' or '.join(expected)}."]
-    times = {key: _parse_time(payload, key, errors) for key in TIME_FIELDS}
-    if candidates is None:
-        candidates = list(assignment.item.candidates.all())
-    by_public = {c.public_id: c for c in candidates}
-    answer = None
-    if not any(k in payload for k in expected):
-        errors.setdefault(expected[0], []).append("This field is required.")
-    elif study.protocol == Protocol.RANKING:
-        answer = _validate_ranks(study, by_public, payload["ranks"], errors)
-    elif study.protocol == Protocol.CHOICE:
-        answer = _validate_choice(study, by_public, payload["choice"], errors)
-    else:
-        answer = _validate_labels(study, payload, errors)
-    if errors or answer is None:
-        raise JudgmentError(errors)
-    return answer, times
-
 
 #: The largest duration a PositiveIntegerField holds on every backend (PostgreSQL integer): about 24.8 days.
 #: Longer spans (client clocks years apart, an item left open for weeks) are stored at this cap, never refused.
@@ -362,32 +280,37 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
     digest = _digest(answer)
     now = timezone.now()
     with transaction.atomic():
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        current = Judgment.objects.filter(assignment=locked, is_current=True).first()
-        if current is not None and current.payload_digest == digest:
-            return current, False
+        # One statement locks the assignment (revisions of one answer are serialised) and reads its current answer.
+        current_qs = Judgment.objects.filter(assignment=OuterRef("pk"), is_current=True)
+        locked = (Assignment.objects.select_for_update(of=("self",))
+                  .annotate(current_pk=Subquery(current_qs.values("pk")[:1]),
+                            current_digest=Subquery(current_qs.values("payload_digest")[:1]),
+                            current_revision=Subquery(current_qs.values("revision")[:1]))
+                  .get(pk=assignment.pk))
+        if locked.current_pk is not None and locked.current_digest == digest:
+            return Judgment.objects.get(pk=locked.current_pk), False
         started = locked.opened_at or locked.created_at
         if times["client_started_at"] and times["client_submitted_at"]:
             duration = (times["client_submitted_at"] - times["client_started_at"]).total_seconds()
         else:
             duration = (now - started).total_seconds()
         revision = 1
-        if current is not None:
-            revision = current.revision + 1
-            Judgment.objects.filter(pk=current.pk).update(is_current=False)
+        if locked.current_pk is not None:
+            revision = locked.current_revision + 1
+            Judgment.objects.filter(pk=locked.current_pk).update(is_current=False)
         judgment = Judgment.objects.create(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
             started_at=started, duration_ms=min(max(0, int(duration * 1000)), DURATION_MS_MAX))
-        if locked.status == AssignmentStatus.RELEASED:
-            # Its slot had gone back to the pool; the answer is kept and counts again.
-            Item.objects.filter(pk=locked.item_id).update(n_assigned=F("n_assigned") + 1)
+        if locked.status == AssignmentStatus.RELEASED and not assignment.annotator.excluded:
+            # Its slot had gone back to the pool; the answer is kept and counts again (maybe past the redundancy).
+            slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)
         if locked.status != AssignmentStatus.DONE:
             Assignment.objects.filter(pk=locked.pk).update(status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
     if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
         # Cheap: only answers to spam items, a small share of all answers (see services_quality).
-        from .services_quality import annotator_apply_auto_exclusion
+        from annotation.services_quality import annotator_apply_auto_exclusion
 
         annotator_apply_auto_exclusion(annotator=assignment.annotator)
     return judgment, True

@@ -17,6 +17,13 @@ The study's automatic rule (``Study.auto_exclude_share``) runs
 
 An annotator put back by hand is excluded again only if they fail another spam
 check (or the rule is applied to the whole study again) while still above the share.
+The rule never fires before an annotator has answered the study's
+``auto_exclude_min_checks`` spam checks (default 3): one unlucky answer is no evidence.
+
+Redundancy: an excluded annotator's assignments stop counting (annotation.slots),
+so their items reopen for other annotators in the same transaction; putting them
+back makes them count again, and an item re-handed meanwhile may then have more
+counted judgments than the redundancy (reported on the quality page, never deleted).
 """
 from __future__ import annotations
 
@@ -24,10 +31,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from studies.models import Study
+from studies.models import Item, Study
 
-from .models import Annotator
-from .quality import AnnotatorQuality, annotator_quality, study_quality
+from annotation import slots
+from annotation.models import Annotator, Assignment, AssignmentStatus
+from annotation.quality import AnnotatorQuality, annotator_quality, study_over_redundancy, study_quality
 
 _reason_length = Annotator._meta.get_field("exclusion_reason").max_length
 assert _reason_length is not None  # a CharField: Django requires its max_length
@@ -41,21 +49,39 @@ def annotator_exclude(*, annotator: Annotator, reason: str) -> Annotator:
         raise ValidationError({"reason": ["Give a reason for excluding this annotator."]})
     if len(reason) > REASON_MAX_LENGTH:
         raise ValidationError({"reason": [f"At most {REASON_MAX_LENGTH} characters ({len(reason)} given)."]})
-    annotator.excluded = True
-    annotator.exclusion_reason = reason
-    annotator.excluded_at = timezone.now()
-    Annotator.objects.filter(pk=annotator.pk).update(excluded=True, exclusion_reason=reason,
-                                                     excluded_at=annotator.excluded_at)
+    with transaction.atomic():
+        # The flag flips once, under the row lock: counts move exactly once however often this is called.
+        flipped = Annotator.objects.filter(pk=annotator.pk, excluded=False).update(excluded=True)
+        annotator.excluded = True
+        annotator.exclusion_reason = reason
+        annotator.excluded_at = timezone.now()
+        Annotator.objects.filter(pk=annotator.pk).update(exclusion_reason=reason, excluded_at=annotator.excluded_at)
+        if flipped:
+            slots.items_count_add(study=annotator.study, items=_counted_items(annotator), delta=-1)
     return annotator
 
 
-def annotator_include(*, annotator: Annotator) -> Annotator:
-    """Put an excluded annotator back: their judgments count again in reports."""
-    annotator.excluded = False
-    annotator.exclusion_reason = ""
-    annotator.excluded_at = None
-    Annotator.objects.filter(pk=annotator.pk).update(excluded=False, exclusion_reason="", excluded_at=None)
-    return annotator
+def annotator_include(*, annotator: Annotator) -> int:
+    """Put an excluded annotator back: their judgments count again, in reports and toward the redundancy.
+
+    Returns how many of the study's items then have more counted assignments than
+    the redundancy (items re-handed while the annotator was excluded; never deleted).
+    """
+    with transaction.atomic():
+        flipped = Annotator.objects.filter(pk=annotator.pk, excluded=True).update(
+            excluded=False, exclusion_reason="", excluded_at=None)
+        annotator.excluded = False
+        annotator.exclusion_reason = ""
+        annotator.excluded_at = None
+        if flipped:
+            slots.items_count_add(study=annotator.study, items=_counted_items(annotator), delta=1)
+    return study_over_redundancy(study=annotator.study)
+
+
+def _counted_items(annotator: Annotator):
+    """The items of the annotator's pending and done assignments (released ones never count)."""
+    return Item.objects.filter(pk__in=Assignment.objects.filter(
+        annotator=annotator, status__in=[AssignmentStatus.PENDING, AssignmentStatus.DONE]).values("item_id"))
 
 
 def auto_exclusion_reason(quality: AnnotatorQuality) -> str:
@@ -65,7 +91,7 @@ def auto_exclusion_reason(quality: AnnotatorQuality) -> str:
 def _over_share(study: Study, quality: AnnotatorQuality) -> bool:
     share = quality.spam_failed_share
     return (study.auto_exclude_share is not None and not quality.excluded and share is not None
-            and share > study.auto_exclude_share)
+            and quality.spam_seen >= study.auto_exclude_min_checks and share > study.auto_exclude_share)
 
 
 @transaction.atomic

@@ -16,6 +16,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -23,58 +24,97 @@ from django_htmx.middleware import HtmxDetails
 from config.http import HtmxHttpRequest
 from studies.models import Status
 
-from . import selectors, services
-from .forms import answer_from_payload, payload_from_post
-from .models import Annotator, Assignment
-from .rendering import instructions_html
-from .screens import item_screen, option_views
+from annotation import selectors, services
+from annotation.forms import answer_from_payload, payload_from_post
+from annotation.interface import interface_language, page_context, vary_on_language
+from annotation.models import Annotator, Assignment
+from annotation.rendering import instructions_html
+from annotation.screens import item_screen, option_views, start_screen
 
 PROLIFIC_PID = re.compile(r"[A-Za-z0-9]{1,200}")
 PROLIFIC_SESSION_PARAMS = {"STUDY_ID": "prolific_study_id", "SESSION_ID": "prolific_session_id"}
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete"
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 # --- small helpers ------------------------------------------------------------
 
+def _render(request: HttpRequest, template: str, context: dict[str, Any], *, study: Any = None,
+            status: int = 200) -> HttpResponse:
+    """Render an annotator page in the active interface language, with the study's public title and languages."""
+    return render(request, template, {**page_context(study), **context}, status=status)
+
+
 def _message(request: HttpRequest, *, title: str, message: str, status: int = 200,
-             study_title: str = "") -> HttpResponse:
+             study: Any = None) -> HttpResponse:
     """A calm one-message page (unknown link, closed study, excluded annotator, bad entry link)."""
-    context = {"title": title, "message": message, "study_title": study_title}
-    return render(request, "annotation/message.html", context, status=status)
+    return _render(request, "annotation/message.html", {"title": title, "message": message},
+                   study=study, status=status)
 
 
 def _unknown_link(request: HttpRequest) -> HttpResponse:
-    return _message(request, status=404, title="This link does not work",
-                    message="We could not find a study for this link. Please check that you copied the whole "
-                            "address from your invitation, or ask the researcher who invited you for a new link.")
+    return _message(request, status=404, title=_("This link does not work"),
+                    message=_("We could not find a study for this link. Please check that you copied the whole "
+                              "address from your invitation, or ask the researcher who invited you for a new link."))
+
+
+def localized(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Run the view in the interface language of the study behind the token (or the browser's language).
+
+    The view gets the annotator (None for an unknown token) instead of the token.
+    """
+    @wraps(view)
+    def wrapper(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        annotator = selectors.annotator_by_token(token)
+        study = annotator.study if annotator is not None else None
+        with interface_language(request, study):
+            response = view(request, annotator, *args, **kwargs) if annotator else _unknown_link(request)
+        return vary_on_language(response, study)
+    return wrapper
 
 
 def _unavailable(request: HttpRequest, annotator: Annotator) -> HttpResponse | None:
     """The polite page for an annotator who may not (or no longer) judge; None when they may."""
     study = annotator.study
     if annotator.excluded:
-        return _message(request, title="Thank you for your help", study_title=study.title,
-                        message="This study no longer needs answers from you. "
-                                "Your previous answers are kept. Please contact the researcher if you have questions.")
-    if study.status == Status.DRAFT:
-        return _message(request, title="This study has not started yet", study_title=study.title,
-                        message="Please come back later with the same link.")
+        return _excluded(request, annotator)
+    if study.status == Status.DRAFT or (study.status == Status.PILOT and not annotator.is_pilot):
+        # A pilot is for pilot annotators only: everyone else's link works once the study opens.
+        return _message(request, title=_("This study has not started yet"), study=study,
+                        message=_("Please come back later with the same link."))
     if study.status == Status.CLOSED:
-        return _message(request, title="This study is closed", study_title=study.title,
-                        message="It no longer accepts answers. Thank you for your interest.")
+        return _message(request, title=_("This study is closed"), study=study,
+                        message=_("It no longer accepts answers. Thank you for your interest."))
     return None
+
+
+def prolific_return_url(annotator: Annotator, code: str) -> str:
+    """Prolific's completion link with ``code``, for a participant who came from Prolific; else ""."""
+    if not (annotator.external_id and code):
+        return ""
+    return f"{PROLIFIC_COMPLETE_URL}?{urlencode({'cc': code})}"
+
+
+def excluded_context(annotator: Annotator) -> dict[str, Any]:
+    """What an excluded annotator is told: the study's contact and, when set, Prolific's screened-out code."""
+    study = annotator.study
+    prolific_url = prolific_return_url(annotator, study.screened_out_code)
+    return {"study": study, "contact": study.contact, "contact_is_email": bool(EMAIL.fullmatch(study.contact)),
+            "screened_out_code": study.screened_out_code, "prolific_url": prolific_url}
+
+
+def _excluded(request: HttpRequest, annotator: Annotator) -> HttpResponse:
+    return _render(request, "annotation/excluded.html", excluded_context(annotator), study=annotator.study)
 
 
 def annotator_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Resolve the link's token to an annotator who may judge; else the polite 404 or refusal page.
 
-    The wrapped view receives the annotator instead of the token.
+    The wrapped view receives the annotator instead of the token, and runs in the interface language.
     """
+    @localized
     @wraps(view)
-    def wrapper(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        annotator = selectors.annotator_by_token(token)
-        if annotator is None:
-            return _unknown_link(request)
+    def wrapper(request: HttpRequest, annotator: Annotator, *args: Any, **kwargs: Any) -> HttpResponse:
         # An answer to an item already handed out is always taken (as the API takes it): closing a
         # study or excluding an annotator stops new work, it never throws away work in progress.
         refusal = None if request.method == "POST" else _unavailable(request, annotator)
@@ -93,7 +133,7 @@ def _render_item(request: HttpRequest, context: dict[str, Any], status: int = 20
     htmx: HtmxDetails | None = getattr(request, "htmx", None)
     fragment = htmx is not None and bool(htmx) and not htmx.history_restore_request
     template = "annotation/_item.html" if fragment else "annotation/item.html"
-    return render(request, template, context, status=status)
+    return _render(request, template, context, study=context["study"], status=status)
 
 
 def _show(request: HttpRequest, annotator: Annotator, assignment: Assignment,
@@ -113,20 +153,20 @@ def _show(request: HttpRequest, annotator: Annotator, assignment: Assignment,
 @require_GET
 @annotator_required
 def start(request: HttpRequest, annotator: Annotator) -> HttpResponse:
-    """Instructions, keyboard help and the Start/Continue button."""
+    """Instructions, keyboard help, how much work is left and the Start/Continue button."""
     services.annotator_instructions_seen(annotator=annotator)
     study = annotator.study
     context = {
         "study": study,
         "annotator": annotator,
         "instructions": instructions_html(study.instructions),
-        "done_count": selectors.assignments_done_count(annotator=annotator),
         "protocol": study.protocol,
         "options": option_views(study),
         "labels": study.labels,
         "multi_label": study.multi_label,
+        **start_screen(annotator=annotator),
     }
-    return render(request, "annotation/start.html", context)
+    return _render(request, "annotation/start.html", context, study=study)
 
 
 @require_GET
@@ -145,9 +185,9 @@ def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str)
     """One of the annotator's items: GET shows it (pre-filled when judged), POST stores the answer."""
     found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
     if found is None:
-        return _message(request, status=404, title="Item not found", study_title=annotator.study.title,
-                        message="This item is not one of yours. Open the link from your invitation again to go on with "
-                                "your own items.")
+        return _message(request, status=404, title=_("Item not found"), study=annotator.study,
+                        message=_("This item is not one of yours. Open the link from your invitation again to go "
+                                  "on with your own items."))
     if request.method == "GET":
         return _show(request, annotator, found)
     return _submit(request, annotator, found)
@@ -180,31 +220,28 @@ def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignme
 
 
 @require_GET
-def done(request: HttpRequest, token: str) -> HttpResponse:
+@localized
+def done(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     """Thanks and the completion code, once nothing is left for this annotator.
 
     Work still open sends them back to it, so the code cannot be had by
     jumping straight to this address.
     """
-    annotator = selectors.annotator_by_token(token)
-    if annotator is None:
-        return _unknown_link(request)
     study = annotator.study
     done_count = selectors.assignments_done_count(annotator=annotator)
-    if annotator.excluded or (study.status != Status.OPEN and done_count == 0):
+    if annotator.excluded or (done_count == 0 and not services.annotator_may_get_work(annotator=annotator)):
         return _unavailable(request, annotator) or _unknown_link(request)
     pending = services.assignment_next(annotator=annotator)
     if pending is not None:
         return redirect(_item_url(annotator, pending))
     if done_count == 0:
         # Every item already has its annotators: no work, so no completion code to claim payment with.
-        return _message(request, title="No items are left for you", study_title=study.title,
-                        message="Other annotators have already taken every item of this study. Thank you for your "
-                                "interest; if you came from a recruiting platform, please return the study there.")
+        return _message(request, title=_("No items are left for you"), study=study,
+                        message=_("Other annotators have already taken every item of this study. Thank you for "
+                                  "your interest; if you came from a recruiting platform, please return the study "
+                                  "there."))
     services.annotator_finish(annotator=annotator)
-    prolific_url = ""
-    if annotator.external_id and study.completion_code:
-        prolific_url = f"{PROLIFIC_COMPLETE_URL}?{urlencode({'cc': study.completion_code})}"
+    prolific_url = prolific_return_url(annotator, study.completion_code)
     last = selectors.assignment_previous(annotator=annotator, before=None)
     context = {
         "study": study,
@@ -214,35 +251,43 @@ def done(request: HttpRequest, token: str) -> HttpResponse:
         "prolific_url": prolific_url,
         "back_url": _item_url(annotator, last) if last else "",
     }
-    return render(request, "annotation/done.html", context)
+    return _render(request, "annotation/done.html", context, study=study)
 
 
 @require_GET
 def prolific(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from Prolific: one annotator per PROLIFIC_PID, re-used when they come back."""
     study = selectors.study_by_slug(slug)
-    if study is None:
-        return _unknown_link(request)
+    with interface_language(request, study):
+        response = _prolific(request, study) if study is not None else _unknown_link(request)
+    return vary_on_language(response, study)
+
+
+def _prolific(request: HttpRequest, study: Any) -> HttpResponse:
     pid = request.GET.get("PROLIFIC_PID", "")
     if not PROLIFIC_PID.fullmatch(pid):
-        problem = "is missing" if not pid else "must be 1 to 200 letters and digits"
-        return _message(request, status=400, title="This entry link is incomplete", study_title=study.title,
-                        message=f"The parameter PROLIFIC_PID {problem}. Please open the study again from "
-                                "Prolific, or contact the researcher through Prolific.")
+        if not pid:
+            problem = _("The parameter %(name)s is missing.") % {"name": "PROLIFIC_PID"}
+        else:
+            problem = _("The parameter %(name)s must be 1 to 200 letters and digits.") % {"name": "PROLIFIC_PID"}
+        return _message(request, status=400, title=_("This entry link is incomplete"), study=study,
+                        message=problem + " " + _("Please open the study again from Prolific, or contact the "
+                                                  "researcher through Prolific."))
     session = {}
     for param, key in PROLIFIC_SESSION_PARAMS.items():
         value = request.GET.get(param, "")
         if value and not PROLIFIC_PID.fullmatch(value):
-            return _message(request, status=400, title="This entry link is incomplete", study_title=study.title,
-                            message=f"The parameter {param} must be 1 to 200 letters and digits. Please open the "
-                                    "study again from Prolific, or contact the researcher through Prolific.")
+            problem = _("The parameter %(name)s must be 1 to 200 letters and digits.") % {"name": param}
+            return _message(request, status=400, title=_("This entry link is incomplete"), study=study,
+                            message=problem + " " + _("Please open the study again from Prolific, or contact the "
+                                                      "researcher through Prolific."))
         if value:
             session[key] = value
-    if study.status != Status.OPEN:
-        closed = "has not started yet" if study.status == Status.DRAFT else "is closed"
-        return _message(request, title=f"This study {closed}", study_title=study.title,
-                        message="It does not accept answers right now. Please return the study on Prolific; "
-                                "thank you for your interest.")
+    if study.status != Status.OPEN:  # Prolific participants are never pilot annotators
+        closed = _("This study is closed") if study.status == Status.CLOSED else _("This study has not started yet")
+        return _message(request, title=closed, study=study,
+                        message=_("It does not accept answers right now. Please return the study on Prolific; "
+                                  "thank you for your interest."))
     try:
         annotator = services.annotator_for_external_id(study=study, external_id=pid, session=session)
     except IntegrityError:  # the same participant arrived twice at the same moment

@@ -60,7 +60,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     data = study_file(args.items)
     t = time.perf_counter()
-    study = study_import(data=data)
+    study = study_import(status="open", data=data)
     import_s = time.perf_counter() - t
     clients = []
     for annotator in annotators_create(study=study, count=3):

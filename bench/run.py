@@ -124,7 +124,7 @@ def build_study(db: Path, n_items: int, n_systems: int = 5, n_annotators: int = 
         items = Item.objects.bulk_create(
             [Item(study=study, external_id=f"ext-{i}", document_id=f"doc-{i // 10}", position=i % 10,
                   phenomenon=phenomena[i % len(phenomena)], source=f"Quelle {i}.", order_key=i,
-                  n_assigned=n_annotators) for i in range(n_items)], batch_size=5000)
+                  n_assigned=n_annotators, is_open=False, doc_index=i // 10) for i in range(n_items)], batch_size=5000)
         cands = Candidate.objects.bulk_create(
             [Candidate(item=it, system=s, text=f"{s} output for item {k}.", is_reference=(s == "reference"),
                        position=p) for k, it in enumerate(items) for p, s in enumerate(systems)], batch_size=5000)

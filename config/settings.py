@@ -2,7 +2,8 @@
 
 One module, driven by environment variables with small typed helpers. With no
 variables set it runs on an embedded SQLite database; ``DATABASE_URL`` switches
-to PostgreSQL (``postgres://user@127.0.0.1:5432/name``).
+to PostgreSQL (``postgres://user@127.0.0.1:5432/name``). Production variables
+(``HTTPS``, ``REDIS_URL``, the rate limits, …) are listed in docs/deploy.md.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,11 +30,30 @@ def envlist(name: str, default: str) -> list[str]:
 
 
 DEBUG = envbool("DEBUG", "False")
-# The fallback key only exists so a fresh clone runs; production sets SECRET_KEY.
-SECRET_KEY = os.getenv("SECRET_KEY", "insecure-development-key-change-me")
+HTTPS = envbool("HTTPS", "False")
+# The fallback key only exists so a fresh clone (`make demo`, the tests) runs. A deployment
+# says so by setting DEBUG=0 or HTTPS=true, and then a missing key is an error, not a default.
+SECRET_KEY = os.getenv("SECRET_KEY", "")
+if not SECRET_KEY:
+    if HTTPS or ("DEBUG" in os.environ and not DEBUG):
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG=0 or HTTPS=true (docs/deploy.md).")
+    SECRET_KEY = "insecure-development-key-change-me"
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+if HTTPS:
+    # Behind a TLS proxy (docs/deploy.md): the proxy terminates TLS and says so in a header,
+    # which Django may only trust because the proxy overwrites whatever the client sent.
+    _proxy_header = os.getenv("SECURE_PROXY_SSL_HEADER", "HTTP_X_FORWARDED_PROTO").strip()
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = envint("HSTS_SECONDS", "31536000")
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("HSTS_INCLUDE_SUBDOMAINS", "true")
+    SECURE_HSTS_PRELOAD = envbool("HSTS_PRELOAD", "true")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -45,15 +66,20 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files for /api/v1/docs/, served as our static files
     "django_htmx",
     "studies",
     "annotation",
     "evaluators",
+    "research",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before everything that reads the body or the database: 413 for oversize API bodies,
+    # 429 for an address over its rate limit, 503 when the database is unreachable.
+    "config.middleware.ApiGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -84,7 +110,10 @@ WSGI_APPLICATION = "config.wsgi.application"
 
 DATABASE_URL = os.getenv("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=envint("CONN_MAX_AGE", "60"))}
+    # Health checks: a persistent connection that died while the worker was idle (PostgreSQL
+    # restarted) is replaced before the next request instead of failing it.
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=envint("CONN_MAX_AGE", "60"),
+                                                  conn_health_checks=True)}
     # One test database per process, so concurrent test runs never drop each other's.
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 else:
@@ -104,11 +133,52 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# One Redis shared by every app server when REDIS_URL is set (rate limits must be counted
+# across servers; the report caches are keyed by content, so sharing them is safe), else
+# per-process memory. "ratelimit" is its own alias so clearing it never drops reports.
+REDIS_URL = os.getenv("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
+        "ratelimit": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                      "KEY_PREFIX": "ratelimit"},
+    }
+else:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+        "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ratelimit"},
+    }
+
+# Rate limits per client address, "<count>/<seconds>" (config/ratelimit.py, docs/deploy.md):
+# failed token authentications (API 401s, unknown invitation links) and Prolific entries.
+RATELIMIT_INVALID_TOKENS = os.getenv("RATELIMIT_INVALID_TOKENS", "20/60")
+RATELIMIT_PROLIFIC = os.getenv("RATELIMIT_PROLIFIC", "30/60")
+# How many proxies in front of the app append to X-Forwarded-For (0: use REMOTE_ADDR and
+# ignore the header, which any client can forge).
+RATELIMIT_TRUSTED_PROXIES = envint("RATELIMIT_TRUSTED_PROXIES", "0")
+# Largest request body (bytes) Django reads: API bodies over it get 413 JSON.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", str(2_621_440))
+# Seconds the 503 of an unreachable database tells clients to wait (Retry-After).
+DB_UNAVAILABLE_RETRY_AFTER = envint("DB_UNAVAILABLE_RETRY_AFTER", "30")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"
+# Languages of the annotator interface (translations in locale/, compiled by make). Only the
+# annotator's pages switch language (annotation/views.py activates it per request, from the
+# study's interface_language or the browser's Accept-Language); researcher and admin pages stay
+# in English, so there is no LocaleMiddleware.
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("es", "Español"),
+    ("zh-hans", "简体中文"),
+    ("ar", "العربية"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -125,10 +195,18 @@ WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "admin:login"
 
 REST_FRAMEWORK = {
+    # Token first: DRF answers an anonymous request with the first class's header, so every
+    # researcher endpoint gives 401 + "WWW-Authenticate: Token" (Session first would give 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.DepthLimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -137,6 +215,17 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Discourse MT human evaluation API",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotation.schema.judgment_in_requires_an_answer",
+        "config.schema.add_error_responses",
+    ],
+    # /api/v1/docs/ loads Swagger UI from drf-spectacular-sidecar's static files, never a CDN;
+    # no validator badge (it would fetch validator.swagger.io).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 LOGGING = {

@@ -1,15 +1,19 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("studies/", include("studies.urls")),
-    path("", include("evaluators.compare_urls")),  # reports/<slug>/compare/ and api/v1/studies/<slug>/compare
-    path("reports/", include("evaluators.urls")),
+    path("", include("research.urls")),  # researcher pages and API: studies/, reports/, api/v1/studies/
     path("api/v1/", include("annotation.api_urls")),
-    path("api/v1/", include("studies.api_urls")),
-    path("api/v1/", include("evaluators.api_urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # Browsable docs of the same schema, readable by whoever may read the schema (SERVE_PERMISSIONS).
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("annotation.urls")),
 ]
+
+# JSON errors under /api/, and 503 instead of 500 when the database is unreachable (config/errors.py).
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

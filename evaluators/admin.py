@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from .models import Evaluator, MetricScore
+from evaluators.models import Evaluator, MetricScore
 
 
 @admin.register(Evaluator)

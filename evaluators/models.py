@@ -32,7 +32,7 @@ class Evaluator(models.Model):
     updated_at = models.DateTimeField(auto_now=True, help_text="When the scores were last replaced.")
 
     class Meta:
-        ordering = ["study", "name"]
+        ordering = ["study_id", "name"]
         constraints = [models.UniqueConstraint(fields=["study", "name"], name="evaluator_unique_name_per_study")]
 
     def __str__(self) -> str:
@@ -50,7 +50,7 @@ class MetricScore(models.Model):
                                 help_text="Document id for document-level scores (the same score on each of its items).")
 
     class Meta:
-        ordering = ["evaluator", "item", "system"]
+        ordering = ["evaluator_id", "item_id", "system"]
         constraints = [models.UniqueConstraint(fields=["evaluator", "item", "system"], name="metricscore_unique_item_system")]
 
     def __str__(self) -> str:

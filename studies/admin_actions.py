@@ -13,10 +13,10 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from .generators import Generated, connective_study, contrastive_study, free_slug, generated_import, items_from_study
-from .importing import StudyFileError
-from .models import Study
-from .spam import SpamError, spam_items_create
+from studies.generators import Generated, connective_study, contrastive_study, free_slug, generated_import, items_from_study
+from studies.importing import StudyFileError
+from studies.models import Study
+from studies.spam import SpamError, spam_items_create
 
 
 def _generate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study], suffix: str,

@@ -12,67 +12,18 @@ doi:10.1007/s10579-020-09514-4. Licence CC BY-SA 4.0.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Callable
 
 from django.conf import settings
 
-from .demo_protocols import build_mt_correctness, build_mt_preference
+from studies.demo_data import (  # noqa: F401 (re-exported: callers read them as demo.X)
+    ATTRIBUTION, DATA_DIR, LANGUAGE_CODE, OTHER_LANGUAGE, PRONOUNS, differs, load_dialogues, pronoun_spans,
+    target_side)
+from studies.demo_connectives import build_connective_preference
+from studies.demo_protocols import build_mt_correctness, build_mt_preference
 
-DATA_DIR = Path(settings.BASE_DIR) / "fixtures" / "diabla"
 STUDIES_DIR = Path(settings.BASE_DIR) / "fixtures" / "studies"
-
-ATTRIBUTION = (
-    "Data: a subset of DiaBLa (Bawden, Bilinski, Lavergne & Rosset 2021, 'DiaBLa: A Corpus of Bilingual "
-    "Spontaneous Written Dialogues for Machine Translation', Language Resources and Evaluation 55:635–660, "
-    "doi:10.1007/s10579-020-09514-4), licensed CC BY-SA 4.0; this study file is a derivative under the same "
-    "licence (see fixtures/diabla/README.md)."
-)
-
-#: Pronouns highlighted in the demo, by the language they are written in. Deliberately a small
-#: word list (no tagger): French le/la/les are also articles, English that/her are also
-#: determiners, so some highlights are not pronouns. It marks where to look, nothing more.
-PRONOUNS = {
-    "french": ["il", "elle", "ils", "elles", "le", "la", "les", "lui", "leur", "on", "ce", "ça", "cela",
-               "celui", "celle"],
-    "english": ["it", "he", "she", "they", "them", "him", "her", "this", "that"],
-}
-_PRONOUN_RE = {lang: re.compile(r"(?<![\w'’])(?:" + "|".join(words) + r")(?![\w'’])", re.IGNORECASE)
-               for lang, words in PRONOUNS.items()}
-OTHER_LANGUAGE = {"english": "french", "french": "english"}
-LANGUAGE_CODE = {"english": "en", "french": "fr"}
-
-
-def pronoun_spans(text: str, language: str) -> list[list[int]]:
-    """Character spans [start, end) of the listed pronouns of ``language`` in ``text``."""
-    return [[m.start(), m.end()] for m in _PRONOUN_RE[language].finditer(text)]
-
-
-def load_dialogues(data_dir: Path = DATA_DIR) -> list[dict[str, Any]]:
-    """Dialogues in file order, each with its ``utterances`` in turn order."""
-    dialogues = [json.loads(line) for line in (data_dir / "dialogues.jsonl").read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
-    by_id = {d["dialogue_id"]: {**d, "utterances": []} for d in dialogues}
-    for line in (data_dir / "utterances.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            utterance = json.loads(line)
-            by_id[utterance["dialogue_id"]]["utterances"].append(utterance)
-    for dialogue in by_id.values():
-        dialogue["utterances"].sort(key=lambda u: u["turn"])
-    return list(by_id.values())
-
-
-def target_side(utterance: dict[str, Any], language: str) -> str:
-    """The turn as a reader of ``language`` has it: what the speaker wrote if they wrote in it, else the reference.
-
-    Turns alternate languages, so context must be read this way to stay in one language.
-    """
-    return utterance["source"] if utterance["source_language"] == language else utterance["reference"]
-
-
-def _differs(a: str, b: str) -> bool:
-    return " ".join(a.split()).lower() != " ".join(b.split()).lower()
 
 
 # --- (a) pronoun ranking, monolingual (DiP A.1, Fig. 2) -----------------------------------------
@@ -93,7 +44,7 @@ def build_pronoun_mono(data_dir: Path = DATA_DIR, per_dialogue: int = 5) -> dict
                 break
             language = OTHER_LANGUAGE[utterance["source_language"]]
             reference, mt = utterance["reference"].strip(), utterance["mt"].strip()
-            if k < 2 or not _differs(reference, mt) or len(reference.split()) < 4:
+            if k < 2 or not differs(reference, mt) or len(reference.split()) < 4:
                 continue
             if not pronoun_spans(reference, language):
                 continue
@@ -130,6 +81,7 @@ def build_pronoun_mono(data_dir: Path = DATA_DIR, per_dialogue: int = 5) -> dict
             "Items go both ways (into English and into French): the phenomenon is pronoun-en or pronoun-fr. "
             "Pronouns are found by a small word list, so a few highlighted words are articles. " + ATTRIBUTION),
         "settings": {
+            "public_title": "Which translation reads better?",  # the title above names the design
             "show_source": False, "allow_ties": False, "redundancy": 3, "spam_rate": 0.15, "unit": "sentence",
             "question": "Rank the translations of the last turn, best first.",
             "instructions": PRONOUN_INSTRUCTIONS, "min_seconds": 3.0, "seed": 2021,
@@ -170,9 +122,12 @@ def build_coherence_blocks(data_dir: Path = DATA_DIR, block: int = 4, per_dialog
             if taken == per_dialogue:
                 break
             turns = french[start:start + block]
-            reference = "\n".join(u["reference"].strip() for u in turns)
-            mt = "\n".join(u["mt"].strip() for u in turns)
-            if not _differs(reference, mt):
+            # One turn a sentence of the document view (turn i of the reference beside turn i of the MT).
+            source_turns = [_one_line(u["source"]) for u in turns]
+            reference_turns = [_one_line(u["reference"]) for u in turns]
+            mt_turns = [_one_line(u["mt"]) for u in turns]
+            reference, mt = "\n".join(reference_turns), "\n".join(mt_turns)
+            if not differs(reference, mt):
                 continue
             taken += 1
             items.append({
@@ -180,10 +135,11 @@ def build_coherence_blocks(data_dir: Path = DATA_DIR, block: int = 4, per_dialog
                 "document_id": dialogue["dialogue_id"],
                 "position": taken,
                 "phenomenon": "coherence",
-                "source": "\n".join(u["source"].strip() for u in turns),
+                "source": "\n".join(source_turns),
+                "source_sentences": source_turns,
                 "candidates": [
-                    {"system": "reference", "text": reference, "is_reference": True},
-                    {"system": dialogue["model"], "text": mt},
+                    {"system": "reference", "text": reference, "sentences": reference_turns, "is_reference": True},
+                    {"system": dialogue["model"], "text": mt, "sentences": mt_turns},
                 ],
                 "metadata": {"dialogue_id": dialogue["dialogue_id"], "turns": [u["turn"] for u in turns]},
             })
@@ -198,12 +154,18 @@ def build_coherence_blocks(data_dir: Path = DATA_DIR, block: int = 4, per_dialog
             "block (hidden control) with the MT block ('baseline' or '2to2') — 2 candidates instead of "
             "DiP's 3; in spam items the MT block's middle turns are shuffled. " + ATTRIBUTION),
         "settings": {
+            "public_title": "Reading dialogue translations", "source_language": "fr", "target_language": "en",
             "show_source": False, "allow_ties": False, "redundancy": 3, "spam_rate": 0.2, "unit": "document",
             "question": "Which text is more coherent and readable? Rank them, best first.",
             "instructions": COHERENCE_INSTRUCTIONS, "min_seconds": 5.0, "seed": 2021,
         },
         "items": items,
     }
+
+
+def _one_line(text: str) -> str:
+    """A turn as one sentence-list entry (entries may not contain line breaks)."""
+    return " ".join(text.split())
 
 
 COHERENCE_INSTRUCTIONS = """\
@@ -224,6 +186,7 @@ DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [
     build_coherence_blocks,
     build_mt_preference,  # choice: reference vs MT, A / B / Neither / Invalid (studies/demo_protocols.py)
     build_mt_correctness,  # judgment: correct / incorrect of the marked pronouns (studies/demo_protocols.py)
+    build_connective_preference,  # choice: connective kept vs deleted, DiP A.4 (studies/demo_connectives.py)
 ]
 
 

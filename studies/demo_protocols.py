@@ -15,12 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from studies import demo_data as diabla
+from studies.connectives import first_connective
 
-def _demo():
-    """studies.demo, imported when a builder runs: demo lists these builders, so a module-level import would be circular."""
-    from . import demo
-
-    return demo
 
 MIN_WORDS = 5  # long enough for a spam copy to be scrambled (the first and last word stay)
 
@@ -30,14 +27,13 @@ def _turns(data_dir: Path | None, per_dialogue: int, want, offset: int = 0):
 
     ``offset`` skips that many qualifying turns per dialogue first, so two demos can use different turns.
     """
-    demo = _demo()
-    for number, dialogue in enumerate(demo.load_dialogues(data_dir or demo.DATA_DIR), start=1):
+    for number, dialogue in enumerate(diabla.load_dialogues(data_dir or diabla.DATA_DIR), start=1):
         turns = dialogue["utterances"]
         taken = skipped = 0
         for k, utterance in enumerate(turns):
             if taken == per_dialogue:
                 break
-            language = demo.OTHER_LANGUAGE[utterance["source_language"]]
+            language = diabla.OTHER_LANGUAGE[utterance["source_language"]]
             if k < 2 or not want(utterance, language):
                 continue
             if skipped < offset:
@@ -53,6 +49,18 @@ def _metadata(dialogue: dict, utterance: dict, language: str) -> dict[str, Any]:
             "live_judgment": utterance["judgment"], "live_problems": utterance["problems"]}
 
 
+def connective_metadata(reference: str, language: str) -> dict[str, Any]:
+    """``connective`` and ``connective_span`` of the reference's first listed connective (studies/connectives.py), or {}.
+
+    Metadata, not a highlight: a highlight on the reference alone would tell annotators which
+    candidate it is. ``make_connective_study diabla-mt-preference --skip-unmarked`` reads it.
+    """
+    span = first_connective(reference, language)
+    if span is None:
+        return {}
+    return {"connective": reference[span[0]:span[1]], "connective_span": list(span)}
+
+
 # --- choice: reference vs MT, A / B / Neither / Invalid ---------------------------------------------
 
 def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> dict[str, Any]:
@@ -61,11 +69,10 @@ def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> 
     A turn qualifies when its reference and MT differ and both have at least
     ``MIN_WORDS`` words; the first ``per_dialogue`` of each dialogue are taken.
     """
-    demo = _demo()
 
     def want(u: dict, language: str) -> bool:
         ref, mt = u["reference"].strip(), u["mt"].strip()
-        return demo._differs(ref, mt) and min(len(ref.split()), len(mt.split())) >= MIN_WORDS
+        return diabla.differs(ref, mt) and min(len(ref.split()), len(mt.split())) >= MIN_WORDS
 
     items = []
     for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want):
@@ -73,14 +80,15 @@ def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> 
         items.append({
             "id": f"d{number:02d}-t{utterance['turn']:02d}",
             "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
-            "phenomenon": f"into-{demo.LANGUAGE_CODE[language]}",
+            "phenomenon": f"into-{diabla.LANGUAGE_CODE[language]}",
             "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
-            "target_context": [demo.target_side(t, language) for t in turns[k - 2:k]],
+            "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
             "candidates": [
                 {"system": "reference", "text": utterance["reference"].strip(), "is_reference": True},
                 {"system": dialogue["model"], "text": utterance["mt"].strip()},
             ],
-            "metadata": _metadata(dialogue, utterance, language),
+            "metadata": {**_metadata(dialogue, utterance, language),
+                         **connective_metadata(utterance["reference"].strip(), language)},
         })
     return {
         "slug": "diabla-mt-preference",
@@ -91,8 +99,9 @@ def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> 
             "dialogue in the target language, then two versions of the next turn — the human reference (hidden "
             "control) and the live MT ('baseline' or '2to2') — answered A, B, Neither or Invalid. "
             "10% spam items: copies in which the MT is scrambled (all words shuffled but the first and last "
-            "10%). Phenomenon: the direction (into-en, into-fr). " + demo.ATTRIBUTION),
+            "10%). Phenomenon: the direction (into-en, into-fr). " + diabla.ATTRIBUTION),
         "settings": {
+            "public_title": "Which reply reads better?",  # never "reference vs MT" to annotators
             "show_source": False, "options": ["neither", "invalid"], "redundancy": 3, "spam_rate": 0.1,
             "unit": "sentence", "question": "Which version of the last turn fits the conversation better?",
             "instructions": PREFERENCE_INSTRUCTIONS, "min_seconds": 3.0, "auto_exclude_share": 0.5, "seed": 2021,
@@ -127,11 +136,10 @@ def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) ->
     phenomenon marked, other errors to be ignored. Turns already used by the
     preference demo are skipped where the dialogue has enough others.
     """
-    demo = _demo()
 
     def want(u: dict, language: str) -> bool:
         mt = u["mt"].strip()
-        return len(mt.split()) >= MIN_WORDS and bool(demo.pronoun_spans(mt, language))
+        return len(mt.split()) >= MIN_WORDS and bool(diabla.pronoun_spans(mt, language))
 
     items = []
     for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want, offset=2):
@@ -140,10 +148,10 @@ def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) ->
         items.append({
             "id": f"d{number:02d}-t{utterance['turn']:02d}",
             "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
-            "phenomenon": f"pronoun-{demo.LANGUAGE_CODE[language]}",
+            "phenomenon": f"pronoun-{diabla.LANGUAGE_CODE[language]}",
             "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
-            "target_context": [demo.target_side(t, language) for t in turns[k - 2:k]],
-            "candidates": [{"system": dialogue["model"], "text": mt, "highlights": demo.pronoun_spans(mt, language)}],
+            "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
+            "candidates": [{"system": dialogue["model"], "text": mt, "highlights": diabla.pronoun_spans(mt, language)}],
             "metadata": {**_metadata(dialogue, utterance, language), "reference": utterance["reference"].strip()},
         })
     return {
@@ -151,13 +159,14 @@ def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) ->
         "title": "Are the marked pronouns translated correctly? (DiaBLa, MT only)",
         "protocol": "judgment",
         "description": (
-            "Phenomenon correctness after seed 004 (Table 3: accuracy of the marked phenomenon, other errors "
-            "ignored): the two previous source turns and the source turn, then the live MT with its pronouns "
+            "Phenomenon correctness after seed 004 (Table 3: accuracy of the marked phenomenon, small errors "
+            "elsewhere ignored, a sentence that makes no sense judged incorrect): the two previous source turns and the source turn, then the live MT with its pronouns "
             "highlighted, judged correct or incorrect. The first label is the 'good' one: a spam item (the MT "
             "scrambled) judged 'correct' fails the spam check. The reference is kept in each item's metadata, "
             "never shown. Pronouns come from a small word list, so a few highlighted words are articles. "
-            + demo.ATTRIBUTION),
+            + diabla.ATTRIBUTION),
         "settings": {
+            "public_title": "Are the marked pronouns translated correctly?",
             "show_source": True, "labels": ["correct", "incorrect"], "multi_label": False, "redundancy": 3,
             "spam_rate": 0.1, "unit": "sentence",
             "question": "Are the highlighted pronouns translated correctly in this context?",
@@ -172,8 +181,11 @@ You will read the **two previous turns** of a written conversation and the **tur
 **machine translation** of that turn with some words **highlighted** (pronouns such as *it, she,
 they / il, elle, on, ça*).
 
-Judge **only the highlighted words**: are they the right translation in this context?
-Ignore every other error.
+Judge the **highlighted words**: are they the right translation in this context? Small errors
+elsewhere in the sentence do not count.
+
+But a translation that **makes no sense at all** (words in a jumbled order) is **incorrect**,
+whatever its highlighted words: the study contains a few such checks.
 
 - press **1** for **correct**, **2** for **incorrect**, then **Enter**;
 - press **u** to go back and change an answer.

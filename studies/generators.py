@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .importing import StudyFileError, read_items_file, study_import
-from .models import Study
+from studies.importing import StudyFileError, read_items_file, study_import
+from studies.jsonlimits import JSONTooDeep, json_loads_limited
+from studies.models import Study
 
 _SENTENCE_END = re.compile(r"[.!?…][\"'’”»)\]]*$")
 _PUNCT_START = re.compile(r"^[,.;:!?…)\]]")
@@ -76,7 +77,9 @@ def items_from_file(path: Path) -> list[SourceItem]:
     content = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(content)
+            data = json_loads_limited(content)
+        except JSONTooDeep as exc:
+            raise StudyFileError([str(exc)])
         except json.JSONDecodeError as exc:
             raise StudyFileError([f"line {exc.lineno}: not valid JSON ({exc.msg})"])
         raw = data.get("items") if isinstance(data, dict) else data
@@ -352,9 +355,12 @@ def contrastive_study(*, items: list[SourceItem], slug: str, title: str = "", re
                     f"{len(out)} items.", items=out, settings=settings))
 
 
-def generated_import(*, generated: Generated) -> Study:
-    """Store a generated study file through the ordinary import (validated whole; spam items included)."""
-    return study_import(data=generated.data)
+def generated_import(*, generated: Generated, status: str | None = None) -> Study:
+    """Store a generated study file through the ordinary import (validated whole; spam items included).
+
+    A draft unless ``status`` says otherwise, like any import.
+    """
+    return study_import(data=generated.data, status=status)
 
 
 def free_slug(base: str) -> str:

@@ -2,32 +2,43 @@
 
 A study file is rejected whole: every problem is collected, named by item id and
 field, and nothing is stored unless there are none.
+
+Why one module of ~400 lines: settings, items and candidates are checked in one pass
+that collects every error before anything is stored; the checks of sentence lists,
+languages and JSON depth already live in sentences.py, languages.py and jsonlimits.py.
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
-import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .models import CHOICE_OPTIONS, Candidate, Item, Protocol, Study, Unit
+from studies.jsonlimits import JSONTooDeep, json_loads_limited
+from studies.languages import interface_language_error, language_tag_error
+from studies.ordering import ORDER_KEY_MODULUS, document_indexes, document_order_key  # noqa: F401 (re-exported)
+from studies.models import CHOICE_OPTIONS, Candidate, Item, Protocol, Status, Study, Unit
+from studies.sentences import check_alignment, check_sentences
+from studies.spam import spam_items_create
 
 SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
     "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
     "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
-    "auto_exclude_share": (int, float, type(None)), "seed": int,
+    "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
+    "screened_out_code": str, "seed": int, "normalise_typography": bool,
+    "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
 }
-ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "target_context",
-               "candidates", "metadata"}
-CANDIDATE_FIELDS = {"system", "text", "is_reference", "highlights"}
+ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
+               "target_context", "candidates", "metadata"}
+CANDIDATE_FIELDS = {"system", "text", "sentences", "is_reference", "highlights"}
 RESERVED_SLUGS = {"import"}  # /studies/import/ is a page, not a study
-ORDER_KEY_MODULUS = 2_147_483_647  # a prime: keys live in [0, p) for the per-annotator affine shuffle
+#: An imported study starts as a draft (preview only) unless the file or the importer says otherwise.
+DEFAULT_IMPORT_STATUS = Status.DRAFT
 SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/spam.py)
 _ext_length = Item._meta.get_field("external_id").max_length
 assert _ext_length is not None
@@ -98,7 +109,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     for key in ("slug", "title", "protocol"):
         if not isinstance(data.get(key), str) or not data.get(key, "").strip():
             errors.append(f"{key}: required, a non-empty string")
-    unknown = set(data) - {"slug", "title", "protocol", "settings", "items", "description"}
+    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description"}
     if unknown:
         errors.append(f"study file: unknown field(s) {sorted(unknown)}")
     slug = data.get("slug")
@@ -109,13 +120,16 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         elif slug in RESERVED_SLUGS:
             errors.append(f"slug: {slug!r} is reserved (it names a page); choose another")
         elif Study.objects.filter(slug=slug).exists():
-            errors.append(f"slug: a study {slug!r} already exists")
+            errors.append(_existing_slug_error(slug))
     protocol = data.get("protocol")
     if isinstance(protocol, str) and protocol not in Protocol.values:
         errors.append(f"protocol: {protocol!r} is not one of {', '.join(Protocol.values)}")
+    status = data.get("status", DEFAULT_IMPORT_STATUS)
+    if status not in Status.values:
+        errors.append(f"status: {status!r} is not one of {', '.join(Status.values)}")
     settings = data.get("settings", {})
     fields: dict[str, Any] = {"slug": slug, "title": data.get("title"), "protocol": protocol,
-                              "description": data.get("description", "")}
+                              "description": data.get("description", ""), "status": status}
     if not isinstance(fields["description"], str):
         errors.append("description: must be a string")
     if not isinstance(settings, dict):
@@ -146,8 +160,17 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.append("settings.spam_rate: must be between 0 and 0.5")
     if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
         errors.append("settings.auto_exclude_share: must be between 0 and 1")
+    for key in ("source_language", "target_language"):
+        problem = language_tag_error(fields.get(key, ""))
+        if problem:
+            errors.append(f"settings.{key}: {problem}")
+    problem = interface_language_error(fields.get("interface_language", ""))
+    if problem:
+        errors.append(f"settings.interface_language: {problem}")
+    if "auto_exclude_min_checks" in fields and not 1 <= fields["auto_exclude_min_checks"] <= 1000:
+        errors.append("settings.auto_exclude_min_checks: must be between 1 and 1000")
     for key, value in fields.items():
-        if key not in ("protocol", "options", "labels") and isinstance(value, (str, int)):
+        if key not in ("protocol", "status", "options", "labels") and isinstance(value, (str, int)):
             _check_model_field(Study, key, value, key if key in data else f"settings.{key}", errors)
 
     raw_items = list(items) if items is not None else data.get("items")
@@ -163,6 +186,18 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if errors:
         raise StudyFileError(errors)
     return ParsedStudy(fields=fields, items=parsed_items)
+
+
+def _existing_slug_error(slug: str) -> str:
+    """An import never changes a stored study; say why, and the way out when it already has judgments."""
+    from studies.invariants import COPY_HINT, study_has_judgments
+
+    study = Study.objects.get(slug=slug)
+    if study_has_judgments(study=study):
+        return (f"slug: study {slug!r} already exists and has judgments: an import never replaces it, and its "
+                f"protocol, options, labels, ties, unit and candidates can no longer change. {COPY_HINT} "
+                "Or import this file under a new slug.")
+    return f"slug: a study {slug!r} already exists (an import never replaces a study: choose another slug)"
 
 
 def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: list[str]) -> dict | None:
@@ -203,6 +238,10 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
             _check_model_field(Item, key, raw[key], f"{where}.{key}", errors)
     if "metadata" in raw and not isinstance(raw["metadata"], dict):
         errors.append(f"{where}.metadata: must be an object")
+    source_sentences = None
+    if "source_sentences" in raw:
+        source_sentences = check_sentences(raw["source_sentences"], raw.get("source"), f"{where}.source_sentences",
+                                           "source", errors)
     cands = raw.get("candidates")
     if not isinstance(cands, list) or not cands:
         errors.append(f"{where}.candidates: required, a non-empty list")
@@ -212,6 +251,7 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
     systems: set[str] = set()
     parsed_cands = []
+    cand_sentences: list[tuple[int, list[str] | None]] = []
     for k, cand in enumerate(cands):
         cw = f"{where}.candidates[{k}]"
         if not isinstance(cand, dict):
@@ -228,18 +268,28 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         else:
             systems.add(system)
             _check_model_field(Candidate, "system", system, f"{cw}.system", errors)
+        sentences = None
+        if "sentences" in cand:
+            sentences = check_sentences(cand["sentences"], text, f"{cw}.sentences", "text", errors)
+            cand_sentences.append((k, sentences))
+            if sentences is not None and (text is None or text == ""):
+                text = "\n".join(sentences)  # text may be omitted when the sentences are given
         if not isinstance(text, str) or not text.strip():
-            errors.append(f"{cw}.text: required, a non-empty string")
+            errors.append(f"{cw}.text: required, a non-empty string (or give sentences)")
             text = ""
         if "is_reference" in cand and not isinstance(cand["is_reference"], bool):
             errors.append(f"{cw}.is_reference: must be true or false")
         _check_highlights(cand.get("highlights", []), text, f"{cw}.highlights", errors)
-        parsed_cands.append({"system": system, "text": text, "is_reference": cand.get("is_reference") is True,
+        parsed_cands.append({"system": system, "text": text, "sentences": sentences or [],
+                             "is_reference": cand.get("is_reference") is True,
                              "highlights": cand.get("highlights", []), "position": k})
+    check_alignment(source_sentences, cand_sentences, where, errors)
+    source = raw.get("source") or ("\n".join(source_sentences) if source_sentences else "")
     return {
         "external_id": ext, "document_id": raw.get("document_id") or "", "position": raw.get("position", 0),
         "phenomenon": raw.get("phenomenon") or "", "source_context": raw.get("source_context", []),
-        "source": raw.get("source") or "", "target_context": raw.get("target_context", []),
+        "source": source, "source_sentences": source_sentences or [],
+        "target_context": raw.get("target_context", []),
         "metadata": raw.get("metadata", {}), "candidates": parsed_cands,
     }
 
@@ -247,9 +297,9 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
 def read_items_file(name: str, content: str) -> list[Any]:
     """Items from JSON Lines (one item a line) or CSV (one candidate a row).
 
-    CSV columns: id, document_id, position, phenomenon, source, source_context and
-    target_context (sentences separated by ' ||| '), system, text, is_reference,
-    highlights (JSON list). Rows with the same id form one item.
+    CSV columns: id, document_id, position, phenomenon, source, source_context,
+    target_context, source_sentences and sentences (sentences separated by ' ||| '),
+    system, text, is_reference, highlights (JSON list). Rows with the same id form one item.
     """
     if name.lower().endswith(".csv"):
         return _read_items_csv(content)
@@ -258,7 +308,9 @@ def read_items_file(name: str, content: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append(json_loads_limited(line))
+        except JSONTooDeep as exc:
+            errors.append(f"line {lineno}, column {exc.column}: {exc.reason}")
         except json.JSONDecodeError as exc:
             errors.append(f"line {lineno}: not valid JSON ({exc.msg})")
     if errors:
@@ -289,10 +341,12 @@ def _read_items_csv(content: str) -> list[Any]:
                 item["position"] = int(row["position"])
             except ValueError:
                 errors.append(f"line {lineno}: position: must be an integer")
-        for key in ("source_context", "target_context"):
+        for key in ("source_context", "target_context", "source_sentences"):
             if row.get(key):
                 item[key] = [s.strip() for s in row[key].split("|||")]
         cand: dict[str, Any] = {"system": row["system"], "text": row["text"]}
+        if row.get("sentences"):
+            cand["sentences"] = [s.strip() for s in row["sentences"].split("|||")]
         flag = (row.get("is_reference") or "").strip().lower()
         if flag not in {"", "0", "1", "true", "false", "yes", "no"}:
             errors.append(f"line {lineno}: is_reference: must be true or false")
@@ -308,11 +362,6 @@ def _read_items_csv(content: str) -> list[Any]:
     return list(items.values())
 
 
-def document_order_key(seed: int, document: str) -> int:
-    """Seeded random key shared by every item of a document (its place in the shuffle)."""
-    return random.Random(f"{seed}:doc:{document}").randrange(ORDER_KEY_MODULUS)
-
-
 @transaction.atomic
 def study_create(*, parsed: ParsedStudy) -> Study:
     """Store a validated study with its items and candidates, then its spam items."""
@@ -323,21 +372,23 @@ def study_create(*, parsed: ParsedStudy) -> Study:
         raise StudyFileError([f"{name}: {' '.join(messages)}" for name, messages in exc.message_dict.items()]) from None
     study.save()
     items_create(study=study, items=parsed.items)
-    from .spam import spam_items_create  # spam copies depend on the stored real items
-
     spam_items_create(study=study)
     return study
 
 
 def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
     objs = []
-    for data in items:
-        doc = data["document_id"] or f"item:{data['external_id']}"
+    docs = [data["document_id"] or f"item:{data['external_id']}" for data in items]
+    index = document_indexes(seed=study.seed, documents=docs)
+    for data, doc in zip(items, docs):
         objs.append(Item(study=study, external_id=data["external_id"], document_id=data["document_id"],
                          position=data["position"], phenomenon=data["phenomenon"],
                          source_context=data["source_context"], source=data["source"],
+                         source_sentences=data.get("source_sentences", []),
                          target_context=data["target_context"], metadata=data["metadata"],
-                         order_key=document_order_key(study.seed, doc)))
+                         order_key=document_order_key(study.seed, doc), doc_index=index[doc]))
+    study.n_documents, study.n_open_items = len(index), len(objs)
+    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items)
     created = Item.objects.bulk_create(objs, batch_size=2000)
     if any(o.pk is None for o in created):  # backends that do not return pks from bulk_create
         created = list(Item.objects.filter(study=study, is_spam=False).order_by("pk"))
@@ -347,6 +398,13 @@ def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
     return created
 
 
-def study_import(*, data: Any, items: Iterable[Any] | None = None) -> Study:
-    """Validate then store; raises StudyFileError (nothing stored) on any problem."""
-    return study_create(parsed=parse_study(data, items))
+def study_import(*, data: Any, items: Iterable[Any] | None = None, status: str | None = None) -> Study:
+    """Validate then store; raises StudyFileError (nothing stored) on any problem.
+
+    ``status`` (e.g. the command's ``--open``) overrides the file's ``status``
+    (whose default is draft).
+    """
+    parsed = parse_study(data, items)
+    if status is not None:
+        parsed.fields["status"] = status
+    return study_create(parsed=parsed)

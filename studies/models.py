@@ -7,9 +7,10 @@ strings or one model per task type.
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 
 
 def opaque_id() -> str:
@@ -33,10 +34,15 @@ class Unit(models.TextChoices):
 
 
 class Status(models.TextChoices):
-    DRAFT = "draft", "Draft"
+    """The study's lifecycle: draft → pilot → open → closed (docs/study-file.md, "Study lifecycle")."""
+    DRAFT = "draft", "Draft (preview only)"
+    PILOT = "pilot", "Pilot (pilot annotators only)"
     OPEN = "open", "Open"
     CLOSED = "closed", "Closed"
 
+
+#: ValidationError code of a change refused because the study already has judgments (studies/invariants.py).
+LOCKED_CODE = "study_locked"
 
 #: Options a choice study may offer besides the candidates themselves.
 CHOICE_OPTIONS = ("neither", "tie", "invalid")
@@ -44,12 +50,16 @@ CHOICE_OPTIONS = ("neither", "tie", "invalid")
 
 class Study(models.Model):
     slug = models.SlugField(unique=True, max_length=80, help_text="Short unique name used in URLs and commands.")
-    title = models.CharField(max_length=200, help_text="Title shown to researchers and annotators.")
+    title = models.CharField(max_length=200, help_text="Research title, shown to researchers only.")
+    public_title = models.CharField(max_length=200, blank=True,
+                                    help_text="Title shown to annotators (blank: a neutral \"Translation study\" in their language). "
+                                              "Keep the design out of it: no system names, no 'reference vs MT'.")
     description = models.TextField(blank=True, help_text="Researcher-facing notes (data origin, design caveats).")
     protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.RANKING,
                                 help_text="How annotators answer.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN,
-                              help_text="Only open studies hand out work.")
+                              help_text="Draft: only the staff preview works; pilot: only pilot annotators get work; "
+                                        "open: everyone invited; closed: no new work.")
     # Typed settings (the study file's "settings" object).
     show_source = models.BooleanField(default=False, help_text="Show source context and the source sentence (bilingual set-up); otherwise the target-side context.")
     allow_ties = models.BooleanField(default=False, help_text="Ranking: several candidates may share a rank.")
@@ -59,7 +69,14 @@ class Study(models.Model):
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="Distinct annotators who judge each item.")
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
+    normalise_typography = models.BooleanField(
+        default=False, help_text="Show every candidate in one typographic form (straight quotes, '...', '-', plain "
+                                 "spaces) so the reference cannot be told by its typography; stored texts and exports "
+                                 "are unchanged (docs/protocols/blinding.md).")
     instructions = models.TextField(blank=True, help_text="Markdown shown to annotators before the first item.")
+    source_language = models.CharField(max_length=35, blank=True, help_text="BCP 47 tag of the source texts (e.g. en, ar, zh-Hans); sets their lang and direction. Blank: unknown (direction auto).")
+    target_language = models.CharField(max_length=35, blank=True, help_text="BCP 47 tag of the candidate and target-side texts; sets their lang and direction. Blank: unknown (direction auto).")
+    interface_language = models.CharField(max_length=10, blank=True, help_text="Language of the annotator interface: en, fr, de, es, zh-hans or ar. Blank: the best match of the annotator's browser languages, else English.")
     question = models.CharField(max_length=300, blank=True, help_text="One-line question repeated above every item.")
     items_per_annotator = models.PositiveIntegerField(null=True, blank=True, help_text="Stop an annotator after this many items (blank: as many as are left).")
     reservation_minutes = models.PositiveIntegerField(
@@ -68,8 +85,19 @@ class Study(models.Model):
     completion_code = models.CharField(max_length=64, blank=True, help_text="Code shown on the completion page (e.g. a Prolific completion code).")
     min_seconds = models.FloatField(default=3.0, help_text="Quality control: answers faster than this are flagged.")
     auto_exclude_share = models.FloatField(null=True, blank=True, help_text="Exclude an annotator automatically when their share of failed spam checks exceeds this (blank: never).")
+    auto_exclude_min_checks = models.PositiveSmallIntegerField(
+        default=3, help_text="The automatic rule waits until an annotator has answered at least this many spam checks.")
+    contact = models.CharField(max_length=300, blank=True,
+                               help_text="How annotators reach the researcher (an email address or a sentence); "
+                                         "shown to excluded annotators.")
+    screened_out_code = models.CharField(max_length=64, blank=True,
+                                         help_text="Prolific's screened-out completion code, shown to excluded "
+                                                   "participants (separate from the completion code).")
     seed = models.BigIntegerField(default=default_seed, help_text="Seeds spam generation and per-annotator shuffles, for reproducibility.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Bookkeeping for assignment (annotation.ordering): never set by hand.
+    n_documents = models.PositiveIntegerField(default=0, help_text="Documents (real and spam), numbered 0..n-1 by Item.doc_index.")
+    n_open_items = models.IntegerField(default=0, help_text="Items still short of their redundancy (kept with every claim and release).")
 
     class Meta:
         ordering = ["-created_at"]
@@ -77,6 +105,32 @@ class Study(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    #: The redundancy as loaded, to notice a change on save (not a column).
+    _saved_redundancy: int | None = None
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Study:
+        instance = super().from_db(db, field_names, values)
+        instance._saved_redundancy = instance.__dict__.get("redundancy")
+        return instance
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Saving a changed redundancy (admin, shell, any caller) recomputes which items are open."""
+        super().save(*args, **kwargs)
+        saved = getattr(self, "_saved_redundancy", None)
+        if saved is not None and saved != self.redundancy:
+            self._recount_open_items()
+        self._saved_redundancy = self.redundancy
+
+    def _recount_open_items(self) -> None:
+        """Recompute Item.is_open and n_open_items from n_assigned (annotation.slots keeps them in step otherwise)."""
+        with transaction.atomic():
+            items = Item.objects.filter(study=self)
+            items.filter(n_assigned__lt=self.redundancy).update(is_open=True)
+            items.filter(n_assigned__gte=self.redundancy).update(is_open=False)
+            self.n_open_items = items.filter(is_open=True).count()
+            Study.objects.filter(pk=self.pk).update(n_open_items=self.n_open_items)
 
     def clean(self) -> None:
         errors: dict[str, list[str]] = {}
@@ -89,6 +143,14 @@ class Study(models.Model):
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
             errors["redundancy"] = ["Must be at least 1."]
+        from studies.languages import interface_language_error, language_tag_error
+        for name in ("source_language", "target_language"):
+            problem = language_tag_error(getattr(self, name))
+            if problem:
+                errors[name] = [problem]
+        problem = interface_language_error(self.interface_language)
+        if problem:
+            errors["interface_language"] = [problem]
         if errors:
             raise ValidationError(errors)
 
@@ -101,18 +163,28 @@ class Item(models.Model):
     phenomenon = models.CharField(max_length=100, blank=True, help_text="Discourse phenomenon (e.g. a pronoun pair or a connective).")
     source_context = models.JSONField(default=list, blank=True, help_text="Preceding source sentences.")
     source = models.TextField(blank=True, help_text="The source sentence (or block).")
+    source_sentences = models.JSONField(default=list, blank=True,
+                                        help_text="The source block's sentences, in order (document view rows).")
     target_context = models.JSONField(default=list, blank=True, help_text="Preceding target-side (reference) sentences.")
     metadata = models.JSONField(default=dict, blank=True, help_text="Anything else from the study file, kept verbatim.")
     is_spam = models.BooleanField(default=False, help_text="A generated spam (control) copy of another item.")
     spam_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="spam_copies",
                                 help_text="The real item this spam item copies.")
     order_key = models.BigIntegerField(default=0, help_text="Seeded random key of the item's document; shuffles documents per annotator.")
-    n_assigned = models.PositiveIntegerField(default=0, help_text="Assignments handed out so far (kept under the row lock).")
+    doc_index = models.IntegerField(default=0, help_text="The document's number in the study, 0..n_documents-1 "
+                                                         "(a seeded shuffle); annotators walk their own permutation of these.")
+    n_assigned = models.PositiveIntegerField(default=0, help_text="Assignments that count toward the redundancy: pending or "
+                                                                  "done, of annotators who are not excluded.")
+    is_open = models.BooleanField(default=True, help_text="n_assigned < the study's redundancy (kept in the same UPDATE).")
 
     class Meta:
-        ordering = ["study", "order_key", "position", "pk"]
+        ordering = ["study_id", "order_key", "position", "pk"]  # by column: "study" would join studies for their ordering
         constraints = [models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id")]
-        indexes = [models.Index(fields=["study", "n_assigned", "order_key", "position"])]
+        indexes = [
+            # The hand-out's only index: open items by document, in document order (annotation.ordering).
+            models.Index(fields=["study", "doc_index", "position"], condition=models.Q(is_open=True),
+                         name="item_open_by_document"),
+        ]
 
     def __str__(self) -> str:
         return self.external_id
@@ -124,13 +196,15 @@ class Candidate(models.Model):
                                  help_text="Opaque id shown to annotators.")
     system = models.CharField(max_length=100, help_text="System that produced the text (never shown to annotators).")
     text = models.TextField()
+    sentences = models.JSONField(default=list, blank=True,
+                                 help_text="The text's sentences, aligned with the item's source sentences.")
     is_reference = models.BooleanField(default=False, help_text="The human reference, used as a hidden control.")
     is_spam = models.BooleanField(default=False, help_text="A scrambled copy of a real candidate (spam check).")
     highlights = models.JSONField(default=list, blank=True, help_text="Character spans [start, end) to mark.")
     position = models.PositiveSmallIntegerField(default=0, help_text="Order in the study file.")
 
     class Meta:
-        ordering = ["item", "position", "pk"]
+        ordering = ["item_id", "position", "pk"]  # by column: "item" would join items and studies
         constraints = [models.UniqueConstraint(fields=["item", "system"], name="candidate_unique_system")]
 
     def __str__(self) -> str:

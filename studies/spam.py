@@ -13,9 +13,11 @@ import random
 import re
 
 from django.db import transaction
+from django.db.models import Max
 
-from .importing import ORDER_KEY_MODULUS
-from .models import Candidate, Item, Study, Unit
+from studies.ordering import ORDER_KEY_MODULUS, document_indexes
+from studies.models import Candidate, Item, Study, Unit
+from studies.sentences import joiner_of, sentence_spans
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
@@ -88,6 +90,28 @@ def scramble_with_highlights(text: str, highlights: list[list[int]], unit: str,
     every other candidate: nothing but its nonsense sets it apart.
     """
     spans, keep, joiner = _units(text, unit)
+    scrambled, moved, _ = _scramble(text, highlights, spans, keep, joiner, rng)
+    return scrambled, moved
+
+
+def scramble_sentence_list(text: str, highlights: list[list[int]], sentences: list[str],
+                           rng: random.Random) -> tuple[str, list[list[int]], list[str]]:
+    """A document block given as a sentence list, scrambled like any block (first and last sentence kept).
+
+    The spam candidate's sentence list is the same sentences in the new order,
+    and its text is them joined as before, so it stays aligned with the source.
+    """
+    spans = sentence_spans(text, sentences)
+    if spans is None:  # not the sentences joined (never after a study-file import): scramble the text alone
+        scrambled, moved = scramble_with_highlights(text, highlights, Unit.DOCUMENT, rng)
+        return scrambled, moved, sentences
+    joiner = joiner_of(text, sentences) or "\n"
+    scrambled, moved, order = _scramble(text, highlights, spans, 1, joiner, rng)
+    return scrambled, moved, [sentences[i] for i in order]
+
+
+def _scramble(text: str, highlights: list[list[int]], spans: list[tuple[int, int]], keep: int, joiner: str,
+              rng: random.Random) -> tuple[str, list[list[int]], list[int]]:
     tokens = [text[a:b] for a, b in spans]
     order = _order(tokens, keep, rng)
     new_start: dict[int, int] = {}
@@ -112,7 +136,7 @@ def scramble_with_highlights(text: str, highlights: list[list[int]], unit: str,
             merged[-1][1] = max(merged[-1][1], span[1])
         else:
             merged.append(span)
-    return "".join(pieces), merged
+    return "".join(pieces), merged, order
 
 
 def scramble_words(text: str, rng: random.Random) -> str:
@@ -157,17 +181,22 @@ def _spam_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
     """A spam copy of ``item`` with one candidate scrambled; None when its text is too short to scramble."""
     candidates = list(item.candidates.all())
     victim = spam_victim(candidates, rng)
-    scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
+    sentences = {c.pk: c.sentences for c in candidates}
+    if study.unit == Unit.DOCUMENT and victim.sentences:
+        scrambled, moved, sentences[victim.pk] = scramble_sentence_list(victim.text, victim.highlights,
+                                                                        victim.sentences, rng)
+    else:
+        scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
     if scrambled == victim.text:
         return None
     copy = Item.objects.create(
         study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
         position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
-        target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
+        source_sentences=item.source_sentences, target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
         order_key=rng.randrange(ORDER_KEY_MODULUS))
     Candidate.objects.bulk_create([
         Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,
-                  text=scrambled if c.pk == victim.pk else c.text,
+                  text=scrambled if c.pk == victim.pk else c.text, sentences=sentences[c.pk],
                   is_spam=c.pk == victim.pk, highlights=moved if c.pk == victim.pk else c.highlights)
         for c in candidates
     ])
@@ -204,4 +233,19 @@ def spam_items_create(*, study: Study) -> list[Item]:
             copy = _spam_copy(study, loaded[pk], rng)
             if copy is not None:
                 created.append(copy)
+    _number_spam_documents(study, created)
     return created
+
+
+def _number_spam_documents(study: Study, created: list[Item]) -> None:
+    """Spam documents follow the real ones (doc_index n_real…); the study's counts include them."""
+    last = study.items.filter(is_spam=False).aggregate(n=Max("doc_index"))["n"]
+    n_real_docs = 0 if last is None else last + 1
+    index = document_indexes(seed=study.seed, documents=[c.document_id for c in created], salt="spam-documents",
+                             start=n_real_docs)
+    for copy in created:
+        copy.doc_index = index[copy.document_id]
+    Item.objects.bulk_update(created, ["doc_index"], batch_size=2000)
+    study.n_documents = n_real_docs + len(index)
+    study.n_open_items = study.items.count()
+    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items)

@@ -1,7 +1,33 @@
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 from rest_framework.test import APIClient
+
+LOCALE = Path(__file__).resolve().parents[1] / "locale"
+
+
+def pytest_configure(config) -> None:
+    """Compile the interface translations when a .po is newer than its .mo (make does it too).
+
+    The .mo files are build products (not in git); translated pages in tests need them.
+    """
+    for po in sorted(LOCALE.glob("*/LC_MESSAGES/django.po")):
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
+            subprocess.run(["msgfmt", "--check-format", "-o", str(mo), str(po)], check=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Every test starts with empty rate-limit counters (config/ratelimit.py): the test client's
+    address is always 127.0.0.1, so 401s of earlier tests would otherwise add up to a 429."""
+    from django.core.cache import caches
+
+    caches["ratelimit"].clear()
+    yield
 
 
 @pytest.fixture

@@ -28,5 +28,6 @@ def study_file(*, slug: str = "s", protocol: str = "ranking", n_items: int = 10,
     return {"slug": slug, "title": f"Study {slug}", "protocol": protocol, "settings": base, "items": items}
 
 
-def make_study(**kwargs: Any) -> Study:
-    return study_import(data=study_file(**kwargs))
+def make_study(*, status: str = "open", **kwargs: Any) -> Study:
+    """An imported study, open by default (imports default to draft; most tests hand out work at once)."""
+    return study_import(data=study_file(**kwargs), status=status)

@@ -3,7 +3,7 @@
 See ``docs/statistics.md`` for formulas, sources and conventions.
 """
 
-from .agreement import (
+from evaluators.stats.agreement import (
     COEFFICIENT_KEYS,
     WEIGHT_SCHEMES,
     agreement,
@@ -14,7 +14,7 @@ from .agreement import (
     pairwise_cohen_kappa,
     weight_matrix,
 )
-from .correlation import (
+from evaluators.stats.correlation import (
     bootstrap_mean_ci,
     compare_correlations,
     contrapro_accuracy,
@@ -25,7 +25,7 @@ from .correlation import (
     williams_test,
     wmt_kendall_tau,
 )
-from .ranking import (
+from evaluators.stats.ranking import (
     bootstrap_ci,
     bradley_terry,
     expected_wins,
@@ -33,7 +33,7 @@ from .ranking import (
     sign_test,
     system_ranking,
 )
-from .ratings import (
+from evaluators.stats.ratings import (
     JUDGMENT_COLUMNS,
     choice_to_labels,
     choice_to_pairs,

@@ -60,7 +60,7 @@ import pandas as pd
 from irrCAC.raw import CAC
 from scipy import stats
 
-from .coding import (
+from evaluators.stats.coding import (
     WEIGHT_SCHEMES,
     Coded,
     code_long,
@@ -69,7 +69,7 @@ from .coding import (
     long_to_wide,
     weight_matrix,
 )
-from .coefficients import (
+from evaluators.stats.coefficients import (
     cohen_kappa,
     conger_kappa,
     kappa_from_confusion,
@@ -78,7 +78,7 @@ from .coefficients import (
     pairwise_kappas,
     percent_agreement,
 )
-from .common import finite_or_none
+from evaluators.stats.common import finite_or_none
 
 __all__ = [
     "WEIGHT_SCHEMES",

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .coding import Coded, clean_labels, code_long, encode_labels, weight_matrix
+from evaluators.stats.coding import Coded, clean_labels, code_long, encode_labels, weight_matrix
 
 __all__ = [
     "cohen_kappa",

@@ -1,5 +1,9 @@
 """Automatic metrics vs human judgments.
 
+Why one module of ~480 lines: every function here compares a metric with the humans and
+shares the same bootstrap and pair helpers; a split would scatter one family of tests that
+are documented, and tested, together (docs/statistics.md, section "Human vs evaluator").
+
 * system-level Pearson / Spearman / Kendall correlation with confidence
   intervals: Fisher (1921) z-transform for Pearson, seeded percentile
   bootstrap over systems for the rank correlations;
@@ -29,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .common import finite_or_none, percentile_levels
+from evaluators.stats.common import finite_or_none, percentile_levels
 
 __all__ = [
     "correlation",

@@ -1,5 +1,9 @@
 """Human system rankings from pairwise outcomes.
 
+Why one module of ~590 lines: wins, expected wins, Bradley-Terry and Davidson share the
+same pairs-table validation and the same item bootstrap; about half the file is the
+docstrings that give each method's formula and source.
+
 Input: a *pairs table* with one row per pairwise comparison, as produced by
 :func:`evaluators.stats.ratings.ranking_to_pairs` /
 :func:`~evaluators.stats.ratings.choice_to_pairs`: columns ``source_item``
@@ -39,7 +43,7 @@ import pandas as pd
 from scipy import sparse
 from scipy import stats
 
-from .common import finite_or_none, percentile_levels
+from evaluators.stats.common import finite_or_none, percentile_levels
 
 __all__ = [
     "TIE",

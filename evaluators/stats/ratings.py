@@ -1,5 +1,9 @@
 """From a judgments table to LONG rating tables (for agreement and ranking).
 
+Why one module of ~490 lines: the four judgment converters share one validation, policy and
+filter pipeline (docs/statistics.md); most of the length is that column table and the
+docstrings stating what each policy does with ties, spam and invalid answers.
+
 The judgments frame (built by the Django side) has ONE ROW PER
 (judgment, candidate): a *judgment* is one annotator's answer to one item
 (one screen), a *candidate* is one system output shown on that screen.
@@ -56,7 +60,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .coding import is_missing_label
+from evaluators.stats.coding import is_missing_label
 
 __all__ = [
     "JUDGMENT_COLUMNS",

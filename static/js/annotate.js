@@ -2,9 +2,11 @@
  *
  * The page works without this file: plain radios, checkboxes and a submit
  * button. This adds shortcuts (see the legend on the page and docs/annotator.md),
- * keeps ranks unique when ties are not allowed, shows the selected state, and
- * records the client's start/submit times. Keys are ignored while typing in a
- * text field or when a modifier key is held.
+ * keeps ranks unique when ties are not allowed, fills in the last free rank
+ * (undoable), shows the selected state, keeps keys typed while the next item
+ * loads and replays them on it, and records the client's start/submit times.
+ * Keys are ignored while typing in a text field or when a modifier key is held.
+ * Every word the annotator reads is in the templates (translated), none here.
  */
 (function () {
   "use strict";
@@ -28,6 +30,18 @@
     item.querySelectorAll(".option, .label-choice").forEach(function (el) {
       el.classList.toggle("is-selected", !!checkedIn(el));
     });
+  }
+
+  /* A card the server refused stops being marked once the annotator changes its answer. */
+  function clearInvalid(card) {
+    if (!card || card.getAttribute("aria-invalid") !== "true") return;
+    card.removeAttribute("aria-invalid");
+    card.removeAttribute("aria-describedby");
+    card.classList.remove("is-invalid");
+    var problem = card.querySelector("[data-card-problem]");
+    if (problem) problem.hidden = true;
+    var group = card.querySelector("fieldset[aria-invalid]");
+    if (group) group.removeAttribute("aria-invalid");
   }
 
   function focusCard(card) {
@@ -59,6 +73,52 @@
       other.dataset.previousRank = swap ? previous : "";
     });
     card.dataset.previousRank = changed.value;
+  }
+
+  /* Without ties, once every card but one has a rank, the one rank left can
+   * only go to that card: fill it in (one action fewer per item) and offer an
+   * undo (the button under the card, or Backspace). */
+  var lastAutofill = null;
+
+  function clearAutofill(item) {
+    cards(item).forEach(function (card) {
+      var note = card.querySelector("[data-autofill-note]");
+      if (note) note.hidden = true;
+    });
+    lastAutofill = null;
+  }
+
+  function autofillLastRank(item) {
+    if (item.dataset.protocol !== "ranking" || item.dataset.allowTies === "true") return;
+    var all = cards(item);
+    var open = all.filter(function (c) { return !c.querySelector("input[data-rank]:checked"); });
+    if (open.length !== 1 || all.length < 2) return;
+    var used = {};
+    all.forEach(function (c) {
+      var r = c.querySelector("input[data-rank]:checked");
+      if (r) used[r.value] = true;
+    });
+    var free = Array.prototype.filter.call(open[0].querySelectorAll("input[data-rank]"), function (input) {
+      return !used[input.value];
+    });
+    if (free.length !== 1) return;
+    free[0].checked = true;
+    open[0].dataset.previousRank = free[0].value;
+    var note = open[0].querySelector("[data-autofill-note]");
+    if (note) note.hidden = false;
+    clearInvalid(open[0]);
+    lastAutofill = { card: open[0], input: free[0] };
+  }
+
+  function undoAutofill(item) {
+    if (!lastAutofill || !item.contains(lastAutofill.card)) return false;
+    var card = lastAutofill.card;
+    lastAutofill.input.checked = false;
+    card.dataset.previousRank = "";
+    clearAutofill(item);
+    refreshSelected(item);
+    focusCard(card);
+    return true;
   }
 
   /* Remember a card's rank just before something may change it (a click, a
@@ -93,6 +153,7 @@
       if (first) first.focus();
     }
     if (errors) errors.scrollIntoView({ block: "nearest" });
+    lastAutofill = null;
   }
 
   ["pointerdown", "keydown"].forEach(function (type) {
@@ -106,7 +167,17 @@
     var item = event.target.closest && event.target.closest("[data-item]");
     if (!item) return;
     keepRanksUnique(item, event.target);
+    clearInvalid(event.target.closest("[data-card]"));
+    if (event.target.dataset && event.target.dataset.rank) {
+      clearAutofill(item);
+      autofillLastRank(item);
+    }
     refreshSelected(item);
+  });
+
+  document.addEventListener("click", function (event) {
+    var undo = event.target.closest && event.target.closest("[data-autofill-undo]");
+    if (undo) undoAutofill(undo.closest("[data-item]"));
   });
 
   // Capture phase: runs before htmx reads the form.
@@ -122,19 +193,59 @@
     focusCard(all[Math.max(0, Math.min(all.length - 1, index))]);
   }
 
-  function rankKey(item, digit) {
+  function rankKey(item, rank) {
     var all = cards(item);
-    var card = document.activeElement && document.activeElement.closest("[data-card]");
+    var card = pendingCard || (document.activeElement && document.activeElement.closest("[data-card]"));
     if (!card || all.indexOf(card) < 0) {
       card = all.filter(function (c) { return !c.querySelector("input[data-rank]:checked"); })[0] || all[0];
     }
-    var input = card && card.querySelector('input[data-rank="' + digit + '"]');
+    var input = card && card.querySelector('input[data-rank="' + rank + '"]');
     if (!input) return false;
     snapshot(card);
     check(input);
     var next = all[all.indexOf(card) + 1];
     if (next) focusCard(next);
     return true;
+  }
+
+  /* Ranks of 10 and more: "0" is rank 10, and two digits typed within
+   * TWO_DIGIT_MS make one rank ("1", "2" = 12). Only a digit that can start a
+   * two-digit rank of this item waits (on items with 10+ candidates). */
+  var TWO_DIGIT_MS = 600;
+  var pendingDigit = "";
+  var pendingCard = null;
+  var pendingTimer = null;
+
+  function flushPending(item) {
+    if (!pendingDigit) return;
+    var digit = pendingDigit;
+    clearTimeout(pendingTimer);
+    pendingDigit = "";
+    rankKey(item, digit);
+    pendingCard = null;
+  }
+
+  function rankDigit(item, digit) {
+    var n = cards(item).length;
+    if (pendingDigit) {
+      var combined = pendingDigit + digit;
+      clearTimeout(pendingTimer);
+      if (parseInt(combined, 10) <= n) {
+        pendingDigit = "";
+        var ok = rankKey(item, combined);
+        pendingCard = null;
+        return ok;
+      }
+      flushPending(item);
+    }
+    if (digit === "0") return rankKey(item, "10");
+    if (n >= 10 && parseInt(digit, 10) * 10 <= n) {
+      pendingDigit = digit;
+      pendingCard = document.activeElement && document.activeElement.closest("[data-card]");
+      pendingTimer = setTimeout(function () { flushPending(item); }, TWO_DIGIT_MS);
+      return true;
+    }
+    return rankKey(item, digit);
   }
 
   function choiceKey(item, key) {
@@ -159,39 +270,91 @@
     return true;
   }
 
+  /* One key on the current item; true when it was a shortcut. ``target`` is
+   * where the key was typed (the focused element at replay time for buffered keys). */
+  function handleKey(key, target) {
+    var back = document.querySelector("[data-back]");
+    var item = root();
+    if ((key === "u" || key === "U") && back) {
+      if (item) flushPending(item);
+      back.click();
+      return true;
+    }
+    if (!item) return false;
+    var form = item.querySelector("[data-item-form]");
+    var protocol = item.dataset.protocol;
+    if (key === "Enter") {
+      var tag = target && target.tagName;
+      if (tag === "A" || tag === "BUTTON" || tag === "SUMMARY") return false;  // their own Enter
+      if (!form) return false;
+      flushPending(item);
+      if (form.requestSubmit) form.requestSubmit(); else form.submit();
+      return true;
+    }
+    if (protocol === "ranking") {
+      if (key === "ArrowDown" || key === "ArrowRight") { flushPending(item); moveCard(item, 1); return true; }
+      if (key === "ArrowUp" || key === "ArrowLeft") { flushPending(item); moveCard(item, -1); return true; }
+      if (key === "Backspace") return undoAutofill(item);
+      if (/^[0-9]$/.test(key)) return rankDigit(item, key);
+      return false;
+    }
+    if (protocol === "choice") return key.length === 1 && choiceKey(item, key.toLowerCase());
+    if (protocol === "judgment") return /^[1-9]$/.test(key) && labelKey(item, key);
+    return false;
+  }
+
+  /* While htmx fetches the next item, the keys typed for it are kept (in
+   * order) and replayed once it is on screen, so nothing typed ahead is lost
+   * and the next Enter submits the next item. The page shows a loading note. */
+  var loading = false;
+  var typedAhead = [];
+  var BUFFERED = /^([0-9a-zA-Z]|Enter|Backspace|Arrow(Up|Down|Left|Right))$/;
+
+  function setLoading(on) {
+    loading = on;
+    document.documentElement.classList.toggle("is-loading", on);
+    var note = document.querySelector("[data-loading-note]");
+    if (note) note.hidden = !on;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (elt && elt.closest && elt.closest("[data-item]")) {
+      var item = root();
+      if (item) flushPending(item);
+      setLoading(true);
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    // A failed request (network error, 5xx) swaps nothing: stop waiting, drop what was typed.
+    if (loading && event.detail && !event.detail.successful) {
+      typedAhead = [];
+      setLoading(false);
+    }
+  });
+
+  function replayTypedAhead() {
+    var keys = typedAhead;
+    typedAhead = [];
+    for (var k = 0; k < keys.length && !loading; k++) {
+      handleKey(keys[k], document.activeElement);
+      // An Enter replayed here starts the next request; what follows it waits for that item.
+      if (loading) typedAhead = keys.slice(k + 1);
+    }
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
     var target = event.target;
     if (isTyping(target)) return;
-    var key = event.key;
-    var back = document.querySelector("[data-back]");
-    if ((key === "u" || key === "U") && back) {
-      event.preventDefault();
-      back.click();
+    if (loading) {
+      if (BUFFERED.test(event.key)) {
+        typedAhead.push(event.key);
+        event.preventDefault();
+      }
       return;
     }
-    var item = root();
-    if (!item) return;
-    var form = item.querySelector("[data-item-form]");
-    var protocol = item.dataset.protocol;
-    var handled = false;
-    if (key === "Enter") {
-      var tag = target && target.tagName;
-      if (tag === "A" || tag === "BUTTON" || tag === "SUMMARY") return;  // their own Enter
-      if (form) {
-        if (form.requestSubmit) form.requestSubmit(); else form.submit();
-        handled = true;
-      }
-    } else if (protocol === "ranking") {
-      if (key === "ArrowDown" || key === "ArrowRight") { moveCard(item, 1); handled = true; }
-      else if (key === "ArrowUp" || key === "ArrowLeft") { moveCard(item, -1); handled = true; }
-      else if (/^[1-9]$/.test(key)) handled = rankKey(item, key);
-    } else if (protocol === "choice") {
-      handled = key.length === 1 && choiceKey(item, key.toLowerCase());
-    } else if (protocol === "judgment") {
-      handled = /^[1-9]$/.test(key) && labelKey(item, key);
-    }
-    if (handled) event.preventDefault();
+    if (handleKey(event.key, target)) event.preventDefault();
   });
 
   // After htmx's own DOMContentLoaded handler (its script comes first), so
@@ -203,7 +366,19 @@
     if (item && !item.dataset.ready) {
       window.scrollTo(0, 0);
       init(item);
+      setLoading(false);
+      replayTypedAhead();
     }
   });
   if (document.readyState === "complete") init(root());
+
+  // htmx swaps nothing on an error status or a lost connection, so the answer stays in the form;
+  // show the (translated) message the template holds, or the annotator would think it was saved.
+  function notSaved(event) {
+    var form = event.target.closest && event.target.closest("[data-item-form]");
+    var box = form && form.querySelector("[data-not-saved]");
+    if (box) { box.setAttribute("role", "alert"); box.hidden = false; }  // an alert only once shown
+  }
+  document.addEventListener("htmx:responseError", notSaved);
+  document.addEventListener("htmx:sendError", notSaved);
 })();

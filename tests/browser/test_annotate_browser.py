@@ -53,6 +53,7 @@ RANKING_ITEMS = [
 def ranking_file() -> dict:
     return {"slug": "pronouns-fr", "title": "Pronoun ranking, English → French", "protocol": "ranking",
             "settings": {"show_source": True, "allow_ties": False, "redundancy": 1, "spam_rate": 0.0,
+                         "public_title": "Pronoun ranking, English → French",  # shown to annotators
                          "completion_code": "C1A2B3",
                          "question": "Rank the translations of the sentence in bold (1 = best).",
                          "instructions": "Read the **source text**, then rank the three French translations "
@@ -106,7 +107,7 @@ def wait_progress(page, done: int, total: int) -> None:
 
 def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot_dir):
     page = browser_page
-    study = study_import(data=ranking_file())
+    study = study_import(status="open", data=ranking_file())
     annotator, url = start(live_server, study)
     page.goto(url)
     assert page.locator("h1", has_text="Pronoun ranking").is_visible()
@@ -180,7 +181,7 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
 
 
 def test_ranking_page_at_phone_width(live_server, chromium_browser, screenshot_dir):
-    study = study_import(data=ranking_file())
+    study = study_import(status="open", data=ranking_file())
     annotator, url = start(live_server, study)
     context = chromium_browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                            is_mobile=True, has_touch=True)
@@ -202,7 +203,7 @@ def test_ranking_page_at_phone_width(live_server, chromium_browser, screenshot_d
 
 def test_choice_by_keyboard(live_server, browser_page, screenshot_dir):
     page = browser_page
-    study = study_import(data=choice_file())
+    study = study_import(status="open", data=choice_file())
     annotator, url = start(live_server, study)
     page.goto(url + "item/")
     wait_progress(page, 0, 2)
@@ -223,7 +224,7 @@ def test_choice_by_keyboard(live_server, browser_page, screenshot_dir):
 
 def test_multi_label_judgment_by_keyboard(live_server, browser_page, screenshot_dir):
     page = browser_page
-    study = study_import(data=judgment_file())
+    study = study_import(status="open", data=judgment_file())
     annotator, url = start(live_server, study)
     page.goto(url + "item/")
     wait_progress(page, 0, 1)

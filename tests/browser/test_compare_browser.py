@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from evaluators.models import Evaluator
-from evaluators.scores import scores_import
+from evaluators.metrics.scores import scores_import
 from tests.compare_study import compare_study, score_csv
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -48,10 +48,10 @@ def test_compare_page_in_the_browser(browser_page, live_server, screenshot_dir):
 
 def test_contrastive_study_page_in_the_browser(browser_page, live_server, screenshot_dir):
     """ContraPro accuracy, DiP Eq. 1 explained next to its numbers, means with CIs and t-tests."""
-    from tests.test_compare_contrastive import ITEMS, SCORES, judge
+    from tests.evaluators.comparison.test_compare_contrastive import ITEMS, SCORES, judge
     from studies.generators import SourceItem, contrastive_study, generated_import
 
-    study = generated_import(generated=contrastive_study(
+    study = generated_import(status="open", generated=contrastive_study(
         items=[SourceItem(data=i, where=i["id"]) for i in ITEMS], slug="browser-contra", redundancy=2,
         spam_rate=0.0, seed=1))
     scores_import(study=study, file_name="m.csv", content=SCORES, name="pronoun-model", higher_is_better=True)

@@ -37,7 +37,7 @@ def wait_progress(page, done: int, total: int) -> None:
 def test_connective_preference_by_keyboard(live_server, browser_page, screenshot_dir):
     page = browser_page
     generated = connective_study(items=connective_source(), slug="connective-kb", redundancy=1, spam_rate=0.0, seed=1)
-    study = generated_import(generated=generated)
+    study = generated_import(status="open", generated=generated)
     annotator = annotators_create(study=study)[0]
     page.goto(f"{live_server.url}/a/{annotator.token}/")
     page.keyboard.press("Enter")  # the start button has the focus
@@ -72,7 +72,7 @@ def test_error_categorisation_by_keyboard(live_server, browser_page, screenshot_
     page = browser_page
     text = ("Anna called her sister last night.\nShe told him he would come on Saturday.\n"
             "They then talked about the trip for an hour.")
-    study = study_import(data={
+    study = study_import(status="open", data={
         "slug": "blonde-errors", "title": "Error categorisation (BlonDe App. B)", "protocol": "judgment",
         "settings": {"labels": ERROR_LABELS, "multi_label": True, "redundancy": 1, "unit": "document",
                      "question": "Which errors does this translation make? Choose every category that applies.",
@@ -96,7 +96,7 @@ def test_error_categorisation_by_keyboard(live_server, browser_page, screenshot_
 
 def test_quality_page_exclude_with_keyboard(live_server, browser_page, screenshot_dir, client):
     page = browser_page
-    study = study_import(data={
+    study = study_import(status="open", data={
         "slug": "quality-demo", "title": "Reference vs MT (quality)", "protocol": "choice",
         "settings": {"options": ["neither", "invalid"], "redundancy": 3, "spam_rate": 0.2, "seed": 4},
         "items": [{"id": f"i{k}", "candidates": [
@@ -138,7 +138,7 @@ def test_demo_correctness_item_by_keyboard(live_server, browser_page, screenshot
     from studies.demo_protocols import build_mt_correctness
 
     page = browser_page
-    study = study_import(data=build_mt_correctness())
+    study = study_import(status="open", data=build_mt_correctness())
     annotator = annotators_create(study=study)[0]
     page.goto(f"{live_server.url}/a/{annotator.token}/item/")
     page.locator(".progress-text", has_text="0 of").wait_for()
@@ -163,7 +163,7 @@ def test_demo_preference_item_by_keyboard(live_server, browser_page, screenshot_
     from studies.demo_protocols import build_mt_preference
 
     page = browser_page
-    study = study_import(data=build_mt_preference())
+    study = study_import(status="open", data=build_mt_preference())
     annotator = annotators_create(study=study)[0]
     page.goto(f"{live_server.url}/a/{annotator.token}/item/")
     page.locator(".progress-text", has_text="0 of").wait_for()

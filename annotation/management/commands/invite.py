@@ -11,6 +11,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--count", type=int, default=1, help="How many annotators to invite.")
+        parser.add_argument("--pilot", action="store_true",
+                            help="Pilot annotators: the only ones who get work while the study is in pilot; their "
+                                 "judgments are flagged and left out of reports unless asked.")
         parser.add_argument("--base-url", help="Site address for the links (default: SITE_URL).")
 
     def handle(self, *args, **options) -> None:
@@ -19,5 +22,5 @@ class Command(BaseCommand):
             raise CommandError(f"slug: no study {options['slug']!r}")
         if options["count"] < 1:
             raise CommandError("--count: must be at least 1")
-        for annotator in annotators_create(study=study, count=options["count"]):
+        for annotator in annotators_create(study=study, count=options["count"], is_pilot=options["pilot"]):
             self.stdout.write(invitation_url(annotator, options["base_url"]))

@@ -15,9 +15,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.report_text import agreement_text, study_report_text
+from evaluators.reports.text import agreement_text, study_report_text
 from evaluators.stats.agreement import WEIGHT_SCHEMES, agreement
-from evaluators.table_files import TableFileError, read_table, require_columns
+from evaluators.reports.table_files import TableFileError, read_table, require_columns
 
 
 def dump_json(data: Any) -> str:
@@ -48,6 +48,8 @@ class Command(BaseCommand):
                             help="Study: drop spam (control) items from agreement (default) or keep them.")
         parser.add_argument("--excluded", choices=("drop", "keep"), default="drop",
                             help="Study: drop excluded annotators (default) or keep them.")
+        parser.add_argument("--pilot", choices=("drop", "keep"), default="drop",
+                            help="Study: drop pilot annotators' judgments (default) or keep them.")
         parser.add_argument("--seed", type=int, default=0, help="Study: bootstrap seed of the system ranking (default 0).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Study: bootstrap resamples (default 1000).")
         parser.add_argument("--json", action="store_true", help="Print JSON (unrounded) instead of text.")
@@ -107,11 +109,11 @@ class Command(BaseCommand):
         return result
 
     def _study_options(self, opts: dict[str, Any]) -> dict[str, Any]:
-        return {"ties": opts["ties"], "spam": opts["spam"], "excluded": opts["excluded"],
+        return {"ties": opts["ties"], "spam": opts["spam"], "excluded": opts["excluded"], "pilot": opts["pilot"],
                 "weights": opts["weights"], "seed": opts["seed"], "n_boot": opts["bootstrap"]}
 
     def _study(self, opts: dict[str, Any]) -> dict:
-        from evaluators import study_stats
+        from evaluators.reports import study_stats
         from studies.models import Study
 
         try:
@@ -124,7 +126,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
 
     def _judgments(self, opts: dict[str, Any]) -> dict:
-        from evaluators import study_stats
+        from evaluators.reports import study_stats
 
         path = opts["judgments"]
         try:

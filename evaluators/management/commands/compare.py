@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.compare_selectors import evaluators_for_study, study_comparison
-from evaluators.comparison import HUMAN_SCORES
+from evaluators.comparison.selectors import evaluators_for_study, study_comparison
+from evaluators.comparison.core import HUMAN_SCORES
 from studies.models import Study
 
 

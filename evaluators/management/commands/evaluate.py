@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.builtin import BUILTIN_EVALUATORS
-from evaluators.scores import evaluator_run
+from evaluators.metrics.builtin import BUILTIN_EVALUATORS
+from evaluators.metrics.scores import evaluator_run
 from studies.models import Study
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.scores import ScoreFileError, scores_import
+from evaluators.metrics.scores import ScoreFileError, scores_import
 from studies.models import Study
 
 

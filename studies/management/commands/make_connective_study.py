@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from studies.generators import connective_study, source_items
 
-from ._generator_args import add_common_arguments, finish
+from studies.management.commands._generator_args import add_common_arguments, finish
 
 
 class Command(BaseCommand):

@@ -1,0 +1,112 @@
+"""Assignment at scale: single-client ``next`` and submit latency and query counts at growing study sizes.
+
+``DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME python bench/assignment_scale.py
+[--sizes 1000,20000,100000] [--calls 200]`` (without DATABASE_URL: a temporary
+SQLite database). On PostgreSQL it works in a throw-away test database
+``test_NAME``, created and dropped here. For each size it imports a study
+(5 candidates an item, 5% spam, redundancy 3), then times ``GET
+/api/v1/annotate/next`` and ``POST …/judgment`` for three annotators taking
+turns, in-process (Django's test client, no network): the figures are the
+server's own work per request. At the largest size it also prints ``EXPLAIN
+ANALYZE`` of the hand-out's window query (PostgreSQL only) for an annotator
+who has already judged some items.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.annotation_latency import percentile, study_file  # noqa: E402 (the same study file and percentile)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,20000,100000")
+    parser.add_argument("--calls", type=int, default=200, help="next+submit cycles per size")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["SQLITE_PATH"] = str(Path(tempfile.mkdtemp(prefix="dmt-bench-scale-")) / "scale.sqlite3")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
+
+    from annotation.ordering import walk_for
+    from annotation.services import annotators_create, window_items
+    from studies.importing import study_import
+
+    postgres = connection.vendor == "postgresql"
+    old_name = connection.settings_dict["NAME"]
+    if postgres:
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    else:
+        from django.core.management import call_command
+        call_command("migrate", verbosity=0)
+    print(f"database: {connection.vendor}; {args.calls} next+submit cycles per size, 3 annotators taking turns")
+    try:
+        for size in sizes:
+            data = study_file(size)
+            data["slug"] = f"bench-scale-{size}"
+            t = time.perf_counter()
+            study = study_import(data=data, status="open")
+            import_s = time.perf_counter() - t
+            if postgres:
+                with connection.cursor() as cursor:
+                    cursor.execute("ANALYZE studies_item; ANALYZE annotation_assignment")
+            annotators = annotators_create(study=study, count=3)
+            clients = []
+            for annotator in annotators:
+                client = APIClient()
+                client.credentials(HTTP_AUTHORIZATION=f"Token {annotator.token}")
+                clients.append(client)
+            next_ms, submit_ms, next_q, submit_q = [], [], [], []
+            for n in range(args.calls):
+                client = clients[n % len(clients)]
+                with CaptureQueriesContext(connection) as q:
+                    t = time.perf_counter()
+                    body = client.get("/api/v1/annotate/next").json()
+                    next_ms.append((time.perf_counter() - t) * 1000)
+                next_q.append(len(q))
+                ranks = {c["id"]: k + 1 for k, c in enumerate(body["candidates"])}
+                with CaptureQueriesContext(connection) as q:
+                    t = time.perf_counter()
+                    resp = client.post(f"/api/v1/annotate/{body['assignment']}/judgment", {"ranks": ranks},
+                                       format="json")
+                    submit_ms.append((time.perf_counter() - t) * 1000)
+                submit_q.append(len(q))
+                assert resp.status_code == 201, resp.content
+            n_items = study.items.count()
+            print(f"{n_items:>7,} items (import {import_s:5.1f} s)   "
+                  f"next median {statistics.median(next_ms):5.1f} ms p95 {percentile(next_ms, 0.95):5.1f} ms "
+                  f"queries {min(next_q)}-{max(next_q)}   "
+                  f"submit median {statistics.median(submit_ms):5.1f} ms p95 {percentile(submit_ms, 0.95):5.1f} ms "
+                  f"queries {min(submit_q)}-{max(submit_q)}", flush=True)
+            if postgres and size == sizes[-1]:
+                annotator = annotators[0]
+                annotator.refresh_from_db()
+                study.refresh_from_db()
+                walk = walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_documents)
+                last = annotator.assignments.order_by("-sequence").first()
+                window, _ = walk.window(last.order_step if last else 0)
+                qs = window_items(study=study, annotator=annotator, documents=[d for _, d in window])
+                print(f"\nEXPLAIN ANALYZE of the hand-out's window query ({n_items:,}-item study):")
+                print(qs.explain(analyze=True))
+    finally:
+        if postgres:
+            connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Reads for the human-vs-evaluator comparison: the score frame and the study's comparison.
+
+Thin Django side of :mod:`evaluators.comparison.core` (which stays pure pandas).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pandas as pd
+from django.core.cache import cache
+
+from annotation.export import judgments_frame
+from studies.models import Candidate, Item, Study
+
+from evaluators.comparison.core import compare_frames
+from evaluators.comparison.contrastive import METADATA_KEYS
+from evaluators.models import Evaluator, MetricScore
+
+SCORE_FRAME_COLUMNS = ["evaluator", "higher_is_better", "item", "system", "score", "document", "is_reference",
+                       "is_spam_item"]
+
+
+def evaluators_for_study(*, study: Study) -> list[Evaluator]:
+    return list(Evaluator.objects.filter(study=study).order_by("name"))
+
+
+def scores_frame(*, study: Study) -> pd.DataFrame:
+    """Every stored metric score of the study, one row per (evaluator, item, system).
+
+    ``item`` is the study file's item id; ``is_reference`` says whether the
+    scored system is that item's reference; ``is_spam_item`` whether the item
+    is a generated spam copy.  Three queries, no model instances.
+    """
+    references = set(Candidate.objects.filter(item__study=study, is_reference=True).values_list("item_id", "system"))
+    rows = (MetricScore.objects.filter(evaluator__study=study)
+            .order_by("evaluator__name", "item_id", "system")
+            .values_list("evaluator__name", "evaluator__higher_is_better", "item_id", "item__external_id",
+                         "system", "score", "document", "item__is_spam"))
+    records = [(name, hib, ext, system, score, document, (item_id, system) in references, spam)
+               for name, hib, item_id, ext, system, score, document, spam in rows.iterator(chunk_size=5000)]
+    frame = pd.DataFrame.from_records(records, columns=SCORE_FRAME_COLUMNS)
+    return frame.astype({"score": float, "is_reference": bool, "is_spam_item": bool, "higher_is_better": bool})
+
+
+def items_frame(*, study: Study) -> pd.DataFrame:
+    """The study's real (non-spam) items: ``item`` (study-file id), ``document``, ``phenomenon`` and the
+    metadata keys the contrastive breakdown reads (``pronoun``, ``antecedent_distance``; None when absent)."""
+    rows = (Item.objects.filter(study=study, is_spam=False).order_by("pk")
+            .values_list("external_id", "document_id", "phenomenon", "metadata"))
+    records = [(ext, doc or "", phen or "", *((meta or {}).get(k) if isinstance(meta, dict) else None
+                                              for k in METADATA_KEYS))
+               for ext, doc, phen, meta in rows.iterator(chunk_size=5000)]
+    return pd.DataFrame.from_records(records, columns=["item", "document", "phenomenon", *METADATA_KEYS])
+
+
+def candidate_systems(*, study: Study) -> list[str]:
+    """Every system with a candidate in the study (to recognise contrastive variants before any score)."""
+    return sorted(set(Candidate.objects.filter(item__study=study).values_list("system", flat=True).distinct()))
+
+
+def study_comparison(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
+                     n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The comparison JSON of ``compare SLUG --json`` for a stored study (optionally some evaluators only)."""
+    evaluators = evaluators_for_study(study=study)
+    if names:
+        evaluators = [e for e in evaluators if e.name in names]
+    specs = [{"name": e.name, "higher_is_better": e.higher_is_better, "kind": e.kind, "description": e.description}
+             for e in evaluators]
+    scores = scores_frame(study=study)
+    result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,
+                            study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed,
+                            items=items_frame(study=study), systems=candidate_systems(study=study))
+    if not evaluators:
+        result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
+    return result
+
+
+CACHE_SECONDS = 600
+
+
+def _data_version(study: Study) -> str:
+    """Digest of everything the comparison reads: current judgments, exclusions, items, evaluators' scores."""
+    from django.db.models import Count, Max
+
+    from annotation.models import Judgment
+
+    judgments = Judgment.objects.filter(assignment__annotator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
+    excluded = list(study.annotators.filter(excluded=True).order_by("pk").values_list("pk", flat=True))
+    items = study.items.aggregate(n=Count("pk"), last=Max("pk"))
+    evaluators = list(Evaluator.objects.filter(study=study).order_by("pk")
+                      .values_list("pk", "name", "higher_is_better", "updated_at"))
+    scores = MetricScore.objects.filter(evaluator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
+    parts = [study.pk, study.slug, study.created_at.isoformat(), study.protocol, judgments, excluded, items, evaluators, scores]
+    return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def study_comparison_cached(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
+                            n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """:func:`study_comparison`, cached until the judgments, exclusions or scores change.
+
+    The bootstraps (human ranking, rank-correlation CIs) take seconds on a
+    large study; the page, its JSON link and the API share one computation.
+    """
+    options = {"names": sorted(names) if names else None, "human_score": human_score, "n_boot": n_boot, "seed": seed}
+    key = "study-compare:" + hashlib.sha256(
+        json.dumps([_data_version(study), options], sort_keys=True).encode()).hexdigest()
+    result = cache.get(key)
+    if result is None:
+        result = study_comparison(study=study, names=names, human_score=human_score, n_boot=n_boot, seed=seed)
+        cache.set(key, result, CACHE_SECONDS)
+    return result

@@ -1,0 +1,279 @@
+"""Services that store metric scores: importing a score file, running a built-in evaluator.
+
+A score file is validated whole before anything is written: every bad row is
+reported with its line and field, and a file with any error stores nothing
+(one transaction, entered only after validation).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from studies.models import Candidate, Item, Study
+
+from evaluators.metrics.builtin import BUILTIN_EVALUATORS
+from evaluators.models import Evaluator, EvaluatorKind, MetricScore
+
+SCORE_COLUMNS = ("item", "system", "score")
+OPTIONAL_COLUMNS = ("document", "name", "higher_is_better")
+_TRUE = {"true", "1", "yes", "y", "t", "higher"}
+_FALSE = {"false", "0", "no", "n", "f", "lower"}
+MAX_ERRORS = 50  # a broken file should not produce a 100 000-line message
+
+
+class ScoreFileError(Exception):
+    """The score file has problems; ``errors`` lists them as "line N: field: message"."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+class UnknownEvaluatorError(ValueError):
+    """No built-in evaluator has this name; the message lists the available ones."""
+
+
+@dataclass
+class _Row:
+    line: int
+    name: str
+    item: Item
+    system: str
+    score: float
+    document: str
+    higher_is_better: bool | None
+
+
+def _records(file_name: str, content: str) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """(line number, raw record) pairs from CSV/TSV (by extension) or JSON Lines (otherwise)."""
+    content = content.lstrip("\ufeff")
+    lower = file_name.lower()
+    errors: list[str] = []
+    records: list[tuple[int, dict[str, Any]]] = []
+    if lower.endswith((".csv", ".tsv")):
+        reader = csv.DictReader(io.StringIO(content), delimiter="\t" if lower.endswith(".tsv") else ",")
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        reader.fieldnames = header
+        missing = [c for c in SCORE_COLUMNS if c not in header]
+        if missing:
+            return [], [f"line 1: header: missing column(s) {', '.join(missing)} (need item, system, score)"]
+        for row in reader:
+            line_start = reader.line_num  # the record's last physical line (= its line unless a cell spans lines)
+            if None in row:  # more cells than header columns
+                errors.append(f"line {line_start}: row has {len(header) + len(row[None])} cells, header has {len(header)}")
+                continue
+            if all((v or "").strip() == "" for v in row.values()):
+                continue
+            records.append((line_start, row))
+        return records, errors
+    for lineno, text in enumerate(content.splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {lineno}: not valid JSON ({exc.msg})")
+            continue
+        if not isinstance(value, dict):
+            errors.append(f"line {lineno}: expected a JSON object with item, system, score")
+            continue
+        records.append((lineno, value))
+    return records, errors
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value).strip()
+
+
+def _bool(value: Any) -> bool | None | str:
+    """True/False, None when blank, or the string "bad" when unreadable."""
+    if isinstance(value, bool):
+        return value
+    text = _text(value).lower()
+    if text == "":
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    return "bad"
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        try:
+            number = float(_text(value))
+        except ValueError:
+            return None
+    return number if math.isfinite(number) else None
+
+
+def parse_scores(*, study: Study, file_name: str, content: str, name: str | None = None,
+                 higher_is_better: bool | None = None) -> dict[str, tuple[bool, list[_Row]]]:
+    """Validate a score file; return {metric name: (higher_is_better, rows)} or raise ScoreFileError.
+
+    Checks, each reported as ``line N: field: message``: required columns,
+    unknown item id, a system that has no candidate for that item, a
+    non-numeric (or NaN/infinite) score, a document that contradicts the item's,
+    a duplicate (name, item, system), a missing metric name (no ``name`` column
+    and no ``name`` option), a name clashing with a built-in evaluator,
+    an unreadable or inconsistent ``higher_is_better``, and a metric whose
+    orientation is given nowhere (neither option, column, nor an earlier import).
+    """
+    records, errors = _records(file_name, content)
+    items = {ext: item for ext, item in ((i.external_id, i) for i in Item.objects.filter(study=study))}
+    systems: dict[int, set[str]] = {}
+    for item_id, system in Candidate.objects.filter(item__study=study).values_list("item_id", "system"):
+        systems.setdefault(item_id, set()).add(system)
+    option_name = (name or "").strip() or None
+    seen: dict[tuple[str, str, str], int] = {}
+    rows: list[_Row] = []
+    for line, rec in records:
+        where = f"line {line}"
+        row_name = _text(rec.get("name")) or option_name
+        bad = False
+        if row_name is None:
+            errors.append(f"{where}: name: missing (give --name or a 'name' column)")
+            bad = True
+        elif option_name and _text(rec.get("name")) and _text(rec.get("name")) != option_name:
+            errors.append(f"{where}: name: {_text(rec.get('name'))!r} differs from the --name option {option_name!r}")
+            bad = True
+        ext = _text(rec.get("item"))
+        item = items.get(ext)
+        if not ext:
+            errors.append(f"{where}: item: missing")
+            bad = True
+        elif item is None:
+            errors.append(f"{where}: item: unknown item id {ext!r} in study {study.slug!r}")
+            bad = True
+        system = _text(rec.get("system"))
+        if not system:
+            errors.append(f"{where}: system: missing")
+            bad = True
+        elif item is not None and system not in systems.get(item.pk, set()):
+            known = ", ".join(sorted(systems.get(item.pk, set()))) or "none"
+            errors.append(f"{where}: system: {system!r} has no candidate for item {ext!r} (systems: {known})")
+            bad = True
+        score = _score(rec.get("score"))
+        if score is None:
+            errors.append(f"{where}: score: {rec.get('score')!r} is not a finite number")
+            bad = True
+        document = _text(rec.get("document"))
+        if item is not None and document and item.document_id and document != item.document_id:
+            errors.append(f"{where}: document: {document!r} but item {ext!r} belongs to {item.document_id!r}")
+            bad = True
+        hib = _bool(rec.get("higher_is_better"))
+        if hib == "bad":
+            errors.append(f"{where}: higher_is_better: {rec.get('higher_is_better')!r} is not true/false")
+            bad = True
+        elif hib is not None and higher_is_better is not None and hib != higher_is_better:
+            errors.append(f"{where}: higher_is_better: {hib} contradicts the option ({higher_is_better})")
+            bad = True
+        if row_name and ext and system:
+            key = (row_name, ext, system)
+            if key in seen:
+                errors.append(f"{where}: item/system: duplicate of line {seen[key]} ({ext!r}, {system!r})")
+                bad = True
+            else:
+                seen[key] = line
+        if not bad:
+            assert row_name is not None and item is not None and score is not None  # else the row was bad
+            rows.append(_Row(line, row_name, item, system, score, document or item.document_id,
+                             hib if isinstance(hib, bool) else None))
+    if not records and not errors:
+        errors.append("file: no score rows")
+
+    metrics: dict[str, tuple[bool, list[_Row]]] = {}
+    by_name: dict[str, list[_Row]] = {}
+    for row in rows:
+        by_name.setdefault(row.name, []).append(row)
+    existing = {e.name: e for e in Evaluator.objects.filter(study=study, name__in=list(by_name))}
+    for metric, metric_rows in by_name.items():
+        first = metric_rows[0].line
+        if metric in BUILTIN_EVALUATORS or (metric in existing and existing[metric].kind == EvaluatorKind.BUILTIN):
+            errors.append(f"line {first}: name: {metric!r} is a built-in evaluator; import under another name")
+            continue
+        if len(metric) > 100:
+            errors.append(f"line {first}: name: longer than 100 characters")
+            continue
+        given = {r.higher_is_better for r in metric_rows if r.higher_is_better is not None}
+        if len(given) > 1:
+            lines = [r.line for r in metric_rows if r.higher_is_better is not None and r.higher_is_better != metric_rows[0].higher_is_better]
+            errors.append(f"line {lines[0] if lines else first}: higher_is_better: inconsistent values for metric {metric!r}")
+            continue
+        orientation = higher_is_better if higher_is_better is not None else (given.pop() if given else None)
+        if orientation is None and metric in existing:
+            orientation = existing[metric].higher_is_better
+        if orientation is None:
+            errors.append(f"line {first}: higher_is_better: not given for metric {metric!r} "
+                          "(use --higher-is-better / --lower-is-better or a higher_is_better column)")
+            continue
+        metrics[metric] = (orientation, metric_rows)
+    if errors:
+        shown = errors[:MAX_ERRORS]
+        if len(errors) > MAX_ERRORS:
+            shown.append(f"… and {len(errors) - MAX_ERRORS} more error(s)")
+        raise ScoreFileError(shown)
+    return metrics
+
+
+def _replace_scores(evaluator: Evaluator, rows: list[MetricScore]) -> None:
+    MetricScore.objects.filter(evaluator=evaluator).delete()
+    MetricScore.objects.bulk_create(rows, batch_size=2000)
+
+
+def scores_import(*, study: Study, file_name: str, content: str, name: str | None = None,
+                  higher_is_better: bool | None = None, description: str = "") -> list[Evaluator]:
+    """Store an external metric's scores (CSV/TSV or JSON Lines); one Evaluator per metric name.
+
+    Re-importing a name replaces that metric's scores wholly. Raises
+    :class:`ScoreFileError` (nothing stored) when any row is bad.
+    """
+    metrics = parse_scores(study=study, file_name=file_name, content=content, name=name,
+                           higher_is_better=higher_is_better)
+    out: list[Evaluator] = []
+    with transaction.atomic():
+        for metric, (orientation, rows) in metrics.items():
+            evaluator, _ = Evaluator.objects.update_or_create(
+                study=study, name=metric,
+                defaults={"higher_is_better": orientation, "kind": EvaluatorKind.IMPORTED,
+                          **({"description": description} if description else {})})
+            evaluator.full_clean()
+            _replace_scores(evaluator, [MetricScore(evaluator=evaluator, item=r.item, system=r.system, score=r.score,
+                                                    document=r.document) for r in rows])
+            out.append(evaluator)
+    return out
+
+
+def evaluator_run(*, study: Study, name: str) -> Evaluator:
+    """Compute a built-in evaluator over the study and store (replace) its scores.
+
+    Raises :class:`UnknownEvaluatorError` naming the available evaluators.
+    """
+    spec = BUILTIN_EVALUATORS.get(name)
+    if spec is None:
+        raise UnknownEvaluatorError(f"unknown evaluator {name!r}; available: {', '.join(BUILTIN_EVALUATORS)}")
+    rows = [MetricScore(item=item, system=system, score=score,
+                        document=item.document_id if spec.level == "document" else "")
+            for item, system, score in spec.func(study)]
+    with transaction.atomic():
+        evaluator, _ = Evaluator.objects.update_or_create(
+            study=study, name=name,
+            defaults={"higher_is_better": spec.higher_is_better, "kind": EvaluatorKind.BUILTIN,
+                      "description": spec.description})
+        for row in rows:
+            row.evaluator = evaluator
+        _replace_scores(evaluator, rows)
+    return evaluator

@@ -1,0 +1,45 @@
+"""Reads for the report page, its downloads and the API: one cached study report.
+
+The page, its CSV/JSON downloads and ``GET /api/v1/studies/<slug>/agreement``
+all ask for the same report; computing it once per change of the data keeps a
+large study's page from recomputing the bootstrap for every download.  The
+cache key covers everything the report depends on (the judgments, the
+exclusions, the items, the options), so a new judgment or an exclusion is
+seen at once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from annotation.models import Judgment
+from studies.models import Study
+
+from evaluators.reports import study_stats
+
+CACHE_SECONDS = 600
+
+
+def _data_version(study: Study) -> str:
+    """Digest of what the report reads: current judgments, exclusions, items."""
+    judgments = Judgment.objects.filter(assignment__annotator__study=study).aggregate(
+        n=Count("pk"), last=Max("pk"))
+    excluded = list(study.annotators.filter(excluded=True).order_by("pk").values_list("pk", flat=True))
+    items = study.items.aggregate(n=Count("pk"), last=Max("pk"))
+    parts = [study.pk, study.slug, study.created_at.isoformat(), judgments, excluded, items]
+    return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def study_report_cached(*, study: Study, options: dict[str, Any]) -> dict:
+    """:func:`evaluators.reports.study_stats.study_report` with ``options``, cached until the data changes."""
+    key = "study-report:" + hashlib.sha256(
+        json.dumps([_data_version(study), options], sort_keys=True).encode()).hexdigest()
+    report = cache.get(key)
+    if report is None:
+        report = study_stats.study_report(study, **options)
+        cache.set(key, report, CACHE_SECONDS)
+    return report

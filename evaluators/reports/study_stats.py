@@ -1,0 +1,502 @@
+"""A study's report: from the exported judgments to agreement, controls and the system ranking.
+
+Why one module of ~500 lines: the report is one pure function of the export frame with
+its policies; keeping the frame checks, conversions and blocks in one file keeps the
+"every number reproducible from the export" guarantee readable in one sitting.
+
+Every number of a report is a function of the EXPORTED judgments frame
+(``annotation.export.judgments_frame``, or the same columns read back from an
+``export_judgments`` CSV/JSONL file), so ``agreement --judgments FILE`` on an
+export reproduces ``agreement SLUG`` exactly.  The pure part,
+:func:`report_from_frame`, takes a DataFrame and never touches the database;
+:func:`study_report` only loads the frame.
+
+Policies (query parameters / command options, defaults first):
+
+* ``ties=keep|drop`` -- keep "tie" as a category of its own, or drop tied
+  units.  The report always carries the other variant too
+  (``without_ties`` or ``with_ties``), as DiP Table 13 does.
+* ``spam=drop|keep`` -- spam (control) items out of, or in, the agreement.
+  The control figure and the system ranking always use real items only.
+* ``excluded=drop|keep`` -- excluded annotators out of, or in, everything.
+* ``pilot=drop|keep`` -- pilot annotators' judgments (column ``pilot``) out of,
+  or in, everything; an export without the column has no pilot judgments.
+* invalid answers (choice ``invalid``, missing ranks/labels) are never a
+  category: they are dropped and counted (``n_invalid``, ``policies.dropped``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaluators.stats.agreement import agreement
+from evaluators.stats import ratings as rt
+
+POLICY_CHOICES: dict[str, tuple[str, ...]] = {
+    "ties": ("keep", "drop"),
+    "spam": ("drop", "keep"),
+    "excluded": ("drop", "keep"),
+    "pilot": ("drop", "keep"),
+}
+DEFAULT_POLICIES = {name: choices[0] for name, choices in POLICY_CHOICES.items()}
+UNITS = {"ranking": "candidate pairs", "choice": "items", "judgment": "items"}
+#: Columns an export file must have (the rest are optional).
+EXPORT_REQUIRED = ("item", "annotator", "system", "judgment", "protocol")
+PROTOCOL_COLUMN = {"ranking": "rank", "choice": "choice", "judgment": "label"}
+NO_PHENOMENON = "(none)"
+
+METHODS: dict[str, str] = {
+    "unit": "Rankings become one unit per item and candidate pair, in sorted system order (never screen order); "
+            "the label is the better-ranked system or 'tie' (Bojar et al. 2016). Choices and labels: one unit per item.",
+    "percent_agreement": "Share of agreeing rater pairs per unit, averaged over units rated twice or more "
+                         "(Gwet 2014, ch. 2).",
+    "gwet_ac1": "Gwet's AC1 (AC2 with weights): chance agreement from the category prevalence, robust when one "
+                "category dominates, as the hidden-reference control makes it (Gwet 2008; DiP A.1).",
+    "cohen_kappa": "Cohen's kappa of the two raters on the units both rated (Cohen 1960); per pair of annotators "
+                   "in the matrix.",
+    "fleiss_kappa": "Fleiss' kappa, multi-rater, chance from pooled category shares (Fleiss 1971).",
+    "conger_kappa": "Conger's kappa, multi-rater generalisation of Cohen's kappa (Conger 1980).",
+    "krippendorff_alpha": "Krippendorff's alpha over units rated at least twice (Krippendorff 2011); standard "
+                          "error after Gwet (2014).",
+    "brennan_prediger": "Brennan–Prediger: chance agreement 1/q for q categories (Brennan & Prediger 1981).",
+    "inference": "Standard errors by Gwet's linearisation (infinite population); 95% CI with t(n−1); p-value "
+                 "one-sided, 1 − T(n−1)(coefficient / SE), as Gwet's R package irrCAC.",
+    "ties": "With ties: 'tie' is a category. Without ties: tied units are removed before computing.",
+    "by_phenomenon": "Agreement on the units of items of each phenomenon; #reference won / #system won / #tie / "
+                     "#invalid count judgments as in DiP Table 13 (neither counts as a tie).",
+    "control": "How often the hidden reference won outright (ranked strictly first, or chosen) over real "
+               "(non-spam) items that have a reference (DiP A.1).",
+    "ranking": "Human system ranking from pairwise outcomes on real items: wins, expected wins (Bojar et al. 2016), "
+               "Bradley–Terry strengths, bootstrap 95% CIs resampling items; sign test for two systems "
+               "(Läubli et al. 2018).",
+}
+
+
+class ReportError(ValueError):
+    """The judgments cannot be turned into a report; the message names the column or value."""
+
+
+# ---------------------------------------------------------------- export frame -> stats frame
+_TRUE = {"true", "1", "yes", "t", "y"}
+_FALSE = {"false", "0", "no", "f", "n", ""}
+
+
+def _as_bool(series: pd.Series, column: str, source: str) -> pd.Series:
+    """Booleans from real bools or the export's 'true'/'false' strings."""
+    def conv(v: Any) -> bool:
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+            return False
+        if isinstance(v, (int, np.integer)) and v in (0, 1):
+            return bool(v)
+        text = str(v).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ReportError(f"{source}: column {column!r}: {v!r} is not a boolean (true/false)")
+    return series.map(conv).astype(bool)
+
+
+def _blank_to_none(series: pd.Series) -> pd.Series:
+    def conv(v: Any) -> Any:
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+            return None
+        if isinstance(v, str):
+            v = v.strip()
+            return v or None
+        return v
+    return series.astype(object).map(conv)
+
+
+def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.DataFrame, str, str]:
+    """The export's columns renamed and typed for :mod:`evaluators.stats.ratings`.
+
+    Returns ``(frame, study slug, protocol)``.  Works on the in-memory export
+    (typed columns) and on a CSV/JSONL export read back as text, giving the
+    same frame, which is what makes a report reproducible from the file.
+    Superseded revisions (``is_current`` false, in ``--history`` exports) are
+    ignored: a report always uses each annotator's final answer.
+    """
+    missing = [c for c in EXPORT_REQUIRED if c not in export.columns]
+    if missing:
+        raise ReportError(f"{source}: missing column(s) {', '.join(missing)} (an export_judgments file has them)")
+    df = export
+    if "is_current" in df.columns:
+        df = df[_as_bool(df["is_current"], "is_current", source)]
+    protocols = sorted({str(p).strip() for p in df["protocol"].dropna()} - {""})
+    if len(protocols) > 1:
+        raise ReportError(f"{source}: column 'protocol' mixes {', '.join(protocols)}; export one study per file")
+    protocol = protocols[0] if protocols else ""
+    if protocol and protocol not in UNITS:
+        raise ReportError(f"{source}: column 'protocol': unknown protocol {protocol!r} (ranking, choice, judgment)")
+    studies = sorted({str(s) for s in df["study"].dropna()} - {""}) if "study" in df.columns else []
+    if len(studies) > 1:
+        raise ReportError(f"{source}: column 'study' mixes studies {', '.join(studies)}; export one study per file")
+    answer_col = PROTOCOL_COLUMN.get(protocol)
+    if answer_col and answer_col not in df.columns:
+        raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
+    for col in ("item", "annotator", "system", "judgment"):
+        blank = _blank_to_none(df[col]).isna()
+        if blank.any():
+            row = int(np.flatnonzero(blank.to_numpy())[0])
+            raise ReportError(f"{source}: row {row + 1}: blank {col!r}")
+    out = pd.DataFrame({
+        "judgment": df["judgment"].astype(str).to_numpy(),
+        "item": df["item"].astype(str).to_numpy(),
+        "annotator": df["annotator"].astype(str).to_numpy(),
+        "system": df["system"].astype(str).to_numpy(),
+    })
+    out["is_reference"] = _as_bool(df["is_reference"], "is_reference", source).to_numpy() \
+        if "is_reference" in df.columns else False
+    out["is_spam_item"] = _as_bool(df["is_spam"], "is_spam", source).to_numpy() if "is_spam" in df.columns else False
+    out["excluded"] = _as_bool(df["excluded"], "excluded", source).to_numpy() if "excluded" in df.columns else False
+    out["pilot"] = _as_bool(df["pilot"], "pilot", source).to_numpy() if "pilot" in df.columns else False
+    phen = _blank_to_none(df["phenomenon"]) if "phenomenon" in df.columns else pd.Series(None, index=df.index)
+    out["phenomenon"] = phen.fillna(NO_PHENOMENON).astype(str).to_numpy()
+    if "rank" in df.columns:
+        rank = pd.to_numeric(_blank_to_none(df["rank"]), errors="coerce")
+        bad = _blank_to_none(df["rank"]).notna() & rank.isna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ReportError(f"{source}: row {row + 1}: column 'rank': {df['rank'].iloc[row]!r} is not a number")
+        out["rank"] = rank.astype(float).to_numpy()
+    else:
+        out["rank"] = np.nan
+    out["choice"] = _blank_to_none(df["choice"]).to_numpy() if "choice" in df.columns else None
+    out["label"] = _blank_to_none(df["label"]).to_numpy() if "label" in df.columns else None
+    slug = studies[0] if studies else ""
+    return out, slug, protocol
+
+
+# ---------------------------------------------------------------- conversions
+def _convert(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
+    try:
+        if protocol == "ranking":
+            return rt.ranking_to_pairs(frame, ties=ties, spam=spam, excluded=excluded)
+        if protocol == "choice":
+            return rt.choice_to_labels(frame, ties=ties, spam=spam, excluded=excluded)
+        # judgment: one label per judgment (the label is repeated on every candidate row of the export)
+        one = frame.drop_duplicates("judgment", keep="first")
+        return rt.judgment_to_labels(one, spam=spam, excluded=excluded, unit="item")
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
+
+
+def _without_ties(ratings: pd.DataFrame, applied: dict) -> tuple[pd.DataFrame, dict]:
+    """The ``ties="drop"`` conversion derived from the ``ties="keep"`` one.
+
+    Exactly what the converters do with ``ties="drop"`` (remove the units
+    labelled 'tie' last, count them), without converting the judgments a
+    second time -- the conversion is the costly part on a large study.
+    ``tests/test_report_stats.py`` checks the equality.
+    """
+    is_tie = ratings["label"] == rt.TIE
+    out = ratings[~is_tie].reset_index(drop=True)
+    policies = {**applied, "ties": "drop", "dropped_units": {**applied.get("dropped_units", {}), "tie": int(is_tie.sum())},
+                "dropped_judgments": dict(applied.get("dropped_judgments", {})),
+                "n_units_out": int(len(out)), "n_judgments_used": int(out["judgment"].nunique()) if len(out) else 0}
+    return out, policies
+
+
+def _ratings_both(frame: pd.DataFrame, protocol: str, *, spam: str, excluded: str) -> dict[str, tuple[pd.DataFrame, dict]]:
+    """Ratings with ties kept and with ties dropped, keyed by the ``ties`` policy."""
+    keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded)
+    if protocol == "judgment":
+        return {"keep": keep, "drop": keep}
+    return {"keep": keep, "drop": _without_ties(*keep)}
+
+
+def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
+    return _ratings_both(frame, protocol, spam=spam, excluded=excluded)[ties]
+
+
+def _pairs(frame: pd.DataFrame, protocol: str, *, excluded: str) -> pd.DataFrame | None:
+    """Pairwise outcomes on REAL items (spam never counts) for the system ranking."""
+    return rt.protocol_pairs(frame, protocol, excluded=excluded)[0]
+
+
+def _agreement(ratings: pd.DataFrame, weights: str) -> dict:
+    block = agreement(ratings, item="item", rater="rater", label="label", weights=weights)
+    return block
+
+
+# ---------------------------------------------------------------- DiP Table 13 counts
+def outcome_counts(frame: pd.DataFrame, protocol: str) -> pd.DataFrame:
+    """One row per judgment that shows a reference: ``phenomenon`` and its ``outcome``.
+
+    Outcomes: ``reference`` (the reference alone at the best rank, or chosen),
+    ``system`` (a system ranked strictly above it, or chosen), ``tie`` (shares
+    the best rank; choice ``tie`` or ``neither``), ``invalid`` (choice
+    ``invalid``, or no usable answer).  Judgment-protocol studies have no
+    contest: the result is empty.
+    """
+    cols = ["judgment", "phenomenon", "is_spam_item", "excluded", "outcome", "neither"]
+    if protocol not in ("ranking", "choice") or frame.empty:
+        return pd.DataFrame(columns=cols)
+    with_ref = frame.groupby("judgment", sort=False)["is_reference"].transform("any")
+    df = frame[with_ref]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    g = df.groupby("judgment", sort=False)
+    head = g.agg(phenomenon=("phenomenon", "first"), is_spam_item=("is_spam_item", "first"),
+                 excluded=("excluded", "first"))
+    neither = pd.Series(False, index=head.index)
+    if protocol == "ranking":
+        ref_rank = df[df["is_reference"]].groupby("judgment", sort=False)["rank"].min().reindex(head.index)
+        best_sys = df[~df["is_reference"]].groupby("judgment", sort=False)["rank"].min().reindex(head.index)
+        outcome = np.select(
+            [ref_rank.isna() | best_sys.isna(), ref_rank < best_sys, ref_rank == best_sys],
+            ["invalid", "reference", "tie"], default="system")
+    else:
+        choice = g["choice"].first().map(lambda v: v.strip() if isinstance(v, str) else v)
+        low = choice.map(lambda v: v.lower() if isinstance(v, str) else v)
+        ref_systems = df[df["is_reference"]].groupby("judgment", sort=False)["system"].agg(set)
+        systems = g["system"].agg(set)
+        is_ref = pd.Series([c in ref_systems.get(j, set()) for j, c in zip(choice.index, choice)], index=choice.index)
+        is_sys = pd.Series([c in s for c, s in zip(choice, systems)], index=choice.index) & ~is_ref
+        neither = (low == rt.NEITHER).fillna(False).astype(bool)
+        outcome = np.select([is_ref, is_sys, (low == rt.TIE) | neither], ["reference", "system", "tie"],
+                            default="invalid")
+    head["outcome"] = outcome
+    head["neither"] = neither.to_numpy()
+    return head.reset_index()[cols]
+
+
+def _count_block(outcomes: pd.DataFrame) -> dict:
+    counts = outcomes["outcome"].value_counts()
+    return {
+        "n_judgments_with_reference": int(len(outcomes)),
+        "n_reference_won": int(counts.get("reference", 0)),
+        "n_system_won": int(counts.get("system", 0)),
+        "n_tie": int(counts.get("tie", 0)),
+        "n_neither": int(outcomes["neither"].sum()) if len(outcomes) else 0,
+        "n_invalid": int(counts.get("invalid", 0)),
+    }
+
+
+def _control(outcomes: pd.DataFrame, excluded: str) -> dict | None:
+    real = outcomes[~outcomes["is_spam_item"].astype(bool)]
+    if excluded == "drop":
+        real = real[~real["excluded"].astype(bool)]
+    if real.empty:
+        return None
+    block = _count_block(real)
+    n = block["n_judgments_with_reference"]
+    share = block["n_reference_won"] / n
+    # Wilson score interval: well-behaved for shares near 1, where the reference usually sits.
+    z = 1.959963984540054
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return {"share": share, "ci_low": max(0.0, centre - half), "ci_high": min(1.0, centre + half),
+            "n_judgments": n, **{k: v for k, v in block.items() if k != "n_judgments_with_reference"}}
+
+
+# ---------------------------------------------------------------- system ranking
+def _ranking(pairs: pd.DataFrame | None, protocol: str, *, seed: int, n_boot: int, notes: list[str]) -> dict | None:
+    if pairs is None:
+        notes.append(f"no system ranking for the {protocol} protocol (labels are not preferences)")
+        return None
+    if pairs.empty:
+        notes.append("no pairwise outcomes yet: no system ranking")
+        return None
+    try:
+        from evaluators.stats.ranking import system_ranking
+    except ImportError:
+        notes.append("system ranking unavailable: evaluators.stats.ranking is not installed")
+        return None
+    return system_ranking(pairs, seed=seed, n_boot=n_boot)
+
+
+# ---------------------------------------------------------------- the report
+def _check_policies(policies: dict[str, str]) -> None:
+    for name, value in policies.items():
+        if value not in POLICY_CHOICES[name]:
+            raise ReportError(f"{name}: {value!r} is not one of {', '.join(POLICY_CHOICES[name])}")
+
+
+def _pilot_policy(frame: pd.DataFrame, pilot: str) -> tuple[pd.DataFrame, int]:
+    """The frame without pilot judgments when ``pilot=drop``, and how many judgments that dropped."""
+    if pilot != "drop" or "pilot" not in frame.columns:
+        return frame, 0
+    flagged = frame["pilot"].astype(bool)
+    return frame[~flagged], int(frame.loc[flagged, "judgment"].nunique())
+
+
+def report_from_frame(
+    frame: pd.DataFrame,
+    *,
+    study: str,
+    protocol: str,
+    ties: str = "keep",
+    spam: str = "drop",
+    excluded: str = "drop",
+    pilot: str = "drop",
+    weights: str = "identity",
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> dict:
+    """The study report from a stats frame (see :func:`stats_frame`); pure, no database.
+
+    Top level: the agreement JSON of INTERFACES.md under the chosen policies,
+    plus ``study``, ``protocol``, ``unit``, ``policies``, ``with_ties`` /
+    ``without_ties`` (the other ties variant), ``by_phenomenon``, ``control``,
+    ``ranking``, ``methods`` and ``notes``.  Floats are unrounded; anything
+    undefined is ``None`` with a note.
+    """
+    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot})
+    if protocol not in UNITS:
+        raise ReportError(f"unknown protocol {protocol!r}")
+    notes: list[str] = []
+    frame, n_pilot = _pilot_policy(frame, pilot)
+    both = _ratings_both(frame, protocol, spam=spam, excluded=excluded)
+    ratings, applied = both[ties]
+    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
+    try:
+        report.update(_agreement(ratings, weights))
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
+    report["policies"] = {
+        "ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
+        "invalid": "drop", "weights": weights, "seed": seed, "n_boot": n_boot,
+        "n_judgments_in": applied.get("n_judgments_in", 0),
+        "n_judgments_used": applied.get("n_judgments_used", 0),
+        "n_units": applied.get("n_units_out", 0),
+        "n_pilot_judgments_dropped": n_pilot,
+        "dropped": {**{f"judgments_{k}": v for k, v in applied.get("dropped_judgments", {}).items()},
+                    **{f"units_{k}": v for k, v in applied.get("dropped_units", {}).items()}},
+    }
+    other = "drop" if ties == "keep" else "keep"
+    other_key = "without_ties" if ties == "keep" else "with_ties"
+    if protocol == "judgment":
+        report[other_key] = None
+        notes.append("judgment studies have no ties: the with/without-ties variants coincide")
+    else:
+        other_ratings, _ = both[other]
+        report[other_key] = _agreement(other_ratings, weights)
+
+    outcomes = outcome_counts(frame, protocol)
+    used = outcomes
+    if spam == "drop":
+        used = used[~used["is_spam_item"].astype(bool)]
+    if excluded == "drop":
+        used = used[~used["excluded"].astype(bool)]
+    by_phenomenon: dict[str, dict] = {}
+    phenomena = sorted(set(ratings["phenomenon"])) if "phenomenon" in ratings.columns and len(ratings) else []
+    if phenomena and phenomena != [NO_PHENOMENON]:
+        for name in phenomena:
+            block = _agreement(ratings[ratings["phenomenon"] == name], weights)
+            counts = _count_block(used[used["phenomenon"] == name]) if protocol != "judgment" else {}
+            by_phenomenon[name] = {**block, **counts}
+            if protocol != "judgment":
+                # DiP Table 13 and Jwalapuram et al. report agreement both with and without ties.
+                other_ratings = both[other][0]
+                phen_other = other_ratings[other_ratings["phenomenon"] == name]
+                by_phenomenon[name][other_key] = _agreement(phen_other, weights) if len(phen_other) else None
+    report["by_phenomenon"] = by_phenomenon
+    report["control"] = _control(outcomes, excluded) if protocol != "judgment" else None
+    if report["control"] is None and protocol != "judgment":
+        notes.append("no real item shows a hidden reference: no control figure")
+    pairs: pd.DataFrame | None
+    if protocol == "ranking" and spam == "drop":
+        pairs = both["keep"][0]  # the same conversion: real items, ties kept
+    else:
+        pairs = _pairs(frame, protocol, excluded=excluded)
+    report["ranking"] = _ranking(pairs, protocol,
+                                 seed=seed, n_boot=n_boot, notes=notes)
+    report["methods"] = METHODS
+    report["notes"] = notes
+    return report
+
+
+def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **options: Any) -> dict:
+    """:func:`report_from_frame` on an export (a file read back, or ``judgments_frame``)."""
+    frame, slug, protocol = stats_frame(export, source=source)
+    if not protocol:
+        raise ReportError(f"{source}: no judgments (the 'protocol' column is empty)")
+    return report_from_frame(frame, study=slug, protocol=protocol, **options)
+
+
+#: The export columns a report reads (``stats_frame``); the others (times, screen positions) never matter.
+REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_spam", "excluded", "pilot", "phenomenon",
+                  "rank", "choice", "label", "judgment", "protocol", "is_current")
+
+
+def study_export_frame(study: Any) -> pd.DataFrame:
+    """The study's export (``annotation.export.judgment_rows``, the source of every export) as a frame.
+
+    Only :data:`REPORT_COLUMNS`, collected column-wise: the same values as
+    ``judgments_frame`` without holding every row's dict at once, which
+    keeps a large study's report within a few hundred MB.
+    """
+    from annotation.export import judgment_rows
+
+    columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
+    appenders = [(columns[c].append, c) for c in REPORT_COLUMNS]
+    for row in judgment_rows(study):
+        for append, c in appenders:
+            append(row[c])
+    return pd.DataFrame(columns, columns=list(REPORT_COLUMNS))
+
+
+def study_report(study: Any, **options: Any) -> dict:
+    """The report of a stored study: its export frame through :func:`report_from_frame`."""
+    frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
+    return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+
+
+# ---------------------------------------------------------------- options from a query string
+def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Report options from query parameters (``ties``, ``spam``, ``excluded``, ``pilot``, ``weights``, ``seed``, ``bootstrap``).
+
+    Returns ``(options, errors)``; ``errors`` maps each bad parameter to a
+    message and is empty when every value is usable.  Absent or blank
+    parameters take the command's defaults, so a bare URL and a bare
+    ``agreement SLUG`` give the same report.
+    """
+    from evaluators.stats.agreement import WEIGHT_SCHEMES
+
+    options: dict[str, Any] = {**DEFAULT_POLICIES, "weights": "identity", "seed": 0, "n_boot": 1000}
+    errors: dict[str, list[str]] = {}
+    for name, choices in {**POLICY_CHOICES, "weights": WEIGHT_SCHEMES}.items():
+        value = (params.get(name) or "").strip()
+        if not value:
+            continue
+        if value not in choices:
+            errors[name] = [f"{value!r} is not one of {', '.join(choices)}."]
+        else:
+            options[name] = value
+    for name, key, low, high in (("seed", "seed", 0, 2**32 - 1), ("bootstrap", "n_boot", 1, 100_000)):
+        value = (params.get(name) or "").strip()
+        if not value:
+            continue
+        try:
+            number = int(value)
+        except ValueError:
+            errors[name] = [f"{value!r} is not a whole number."]
+            continue
+        if not low <= number <= high:
+            errors[name] = [f"Must be between {low} and {high}."]
+        else:
+            options[key] = number
+    return options, errors
+
+
+def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", excluded: str = "drop", pilot: str = "drop",
+                  **_: Any) -> pd.DataFrame:
+    """The long ratings table the report's main agreement block is computed on.
+
+    Columns ``item`` (the unit), ``rater``, ``label``, ``phenomenon``:
+    ``agreement --ratings`` on it with ``--item item --rater rater --label label``
+    gives the report's top-level coefficients again.
+    """
+    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot})
+    frame = _pilot_policy(stats_frame(study_export_frame(study), source=f"study {study.slug}")[0], pilot)[0]
+    if frame.empty:
+        return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
+    ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)[0]
+    return ratings[["item", "rater", "label", "phenomenon"]]

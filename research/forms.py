@@ -1,0 +1,47 @@
+"""Forms of the comparison page: run built-in evaluators, upload a score file, pick comparison options."""
+from __future__ import annotations
+
+from django import forms
+
+from evaluators.metrics.builtin import BUILTIN_EVALUATORS
+from evaluators.comparison.core import HUMAN_SCORES
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+class EvaluatorRunForm(forms.Form):
+    evaluators = forms.MultipleChoiceField(
+        choices=[(name, f"{name} — {spec.description}") for name, spec in BUILTIN_EVALUATORS.items()],
+        widget=forms.CheckboxSelectMultiple, help_text="Built-in evaluators to (re)compute.")
+
+
+class ScoreImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV/TSV or JSON Lines: item, system, score, optional document, name, higher_is_better.")
+    name = forms.CharField(required=False, max_length=100, help_text="Metric name (if the file has no name column).")
+    orientation = forms.ChoiceField(choices=[("", "from the file"), ("higher", "higher is better"),
+                                             ("lower", "lower is better")], required=False)
+
+    def clean_file(self):  # noqa: ANN201 - Django's hook
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
+        try:
+            return upload.name, upload.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise forms.ValidationError(f"Not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+
+    def higher_is_better(self) -> bool | None:
+        return {"higher": True, "lower": False}.get(self.cleaned_data.get("orientation") or "")
+
+
+class CompareOptionsForm(forms.Form):
+    """Query options shared by the page and the API (bad values are reported per field)."""
+    human_score = forms.ChoiceField(choices=[(s, s) for s in HUMAN_SCORES], required=False)
+    bootstrap = forms.IntegerField(min_value=1, max_value=10_000, required=False)
+    seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False)  # numpy's seed range
+
+    def options(self) -> dict:
+        data = self.cleaned_data
+        return {"human_score": data.get("human_score") or "expected_wins",
+                "n_boot": data.get("bootstrap") or 1000,
+                "seed": data.get("seed") if data.get("seed") is not None else 0}

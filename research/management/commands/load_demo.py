@@ -1,0 +1,74 @@
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+from django.urls import reverse
+
+from annotation.links import invitation_url
+from annotation.services import annotators_create
+from studies.demo import DEMO_STUDIES, write_study_files
+from studies.importing import StudyFileError, study_import
+from studies.models import Status, Study
+
+ADMIN_USERNAME = "admin"
+
+
+class Command(BaseCommand):
+    help = ("Load the demo studies (DiaBLa subset in fixtures/), create or reset the 'admin' account and print "
+            "its password, and print annotator links. Safe to run again: existing demo studies are kept.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--base-url", help="Site address for the printed links (default: SITE_URL).")
+        parser.add_argument("--annotators", type=int, default=3, help="Annotator links per demo study (default 3).")
+        parser.add_argument("--reset", action="store_true",
+                            help="Delete the demo studies (and their annotators and judgments) and load them again.")
+        parser.add_argument("--write-fixtures", action="store_true",
+                            help="Also rewrite fixtures/studies/*.json from the builders.")
+
+    def handle(self, *args, **options) -> None:
+        base = (options["base_url"] or settings.SITE_URL).rstrip("/")
+        if options["annotators"] < 0:
+            raise CommandError("--annotators: must be 0 or more")
+        if options["write_fixtures"]:
+            for path in write_study_files():
+                self.stdout.write(f"wrote {path}")
+        password = self._admin_account()
+        self.stdout.write(f"Admin:      {base}{reverse('admin:index')}  user: {ADMIN_USERNAME}  password: {password}")
+        self.stdout.write(f"Dashboard:  {base}{reverse('studies:list')}")
+        for builder in DEMO_STUDIES:
+            data = builder()
+            slug = data["slug"]
+            with transaction.atomic():
+                if options["reset"]:
+                    Study.objects.filter(slug=slug).delete()
+                study = Study.objects.filter(slug=slug).first()
+                state = "already loaded"
+                if study is None:
+                    try:
+                        study = study_import(data=data, status=Status.OPEN)  # the demo's links work at once
+                    except StudyFileError as exc:  # a builder bug: say which study and why
+                        raise CommandError(f"demo study {slug}: " + "; ".join(exc.errors))
+                    state = "created"
+                annotators = list(study.annotators.order_by("sequence")[:options["annotators"]])
+                missing = options["annotators"] - len(annotators)
+                if missing > 0:
+                    annotators += annotators_create(study=study, count=missing)
+            n_real = study.items.filter(is_spam=False).count()
+            n_spam = study.items.filter(is_spam=True).count()
+            self.stdout.write(f"\nStudy {slug} ({state}): {n_real} items + {n_spam} spam items, "
+                              f"{study.get_protocol_display()}")
+            self.stdout.write(f"  page:  {base}{reverse('studies:detail', args=[slug])}")
+            for annotator in annotators:
+                self.stdout.write(f"  annotator {annotator.code}: {invitation_url(annotator, base)}")
+
+    def _admin_account(self) -> str:
+        """Create the superuser ``admin``, or reset its password: the printed password always works."""
+        password = secrets.token_urlsafe(12)
+        user, _ = get_user_model().objects.get_or_create(username=ADMIN_USERNAME,
+                                                          defaults={"email": "admin@example.org"})
+        user.is_staff = user.is_superuser = user.is_active = True
+        user.set_password(password)
+        user.save()
+        return password

@@ -1,0 +1,16 @@
+"""Every researcher page and researcher API endpoint (staff only).
+
+The namespaces ``studies`` and ``evaluators`` and the un-namespaced compare and
+API names predate this app; they are kept so that no URL or URL name changed.
+"""
+from django.urls import include, path
+
+from research.views.home import home
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("studies/", include("research.urls.studies")),
+    path("reports/", include("research.urls.compare")),
+    path("reports/", include("research.urls.reports")),
+    path("api/v1/", include("research.urls.api")),
+]

@@ -1,0 +1,187 @@
+"""The human-vs-evaluator comparison page and its researcher API (staff only).
+
+Both call :func:`evaluators.comparison.selectors.study_comparison`, the function
+behind ``compare SLUG --json``, so page, API and command cannot disagree.
+Writes (running built-in evaluators, importing a score file) go through the
+services in :mod:`evaluators.metrics.scores`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studies.models import Study
+
+from evaluators.comparison.display import contrastive_table, dip_rows, mean_rows, mean_units, t_test_groups
+from research.forms import CompareOptionsForm, EvaluatorRunForm, ScoreImportForm
+from evaluators.comparison.plot import scatter
+from evaluators.comparison.readiness import study_compare_readiness
+from evaluators.comparison.selectors import evaluators_for_study, study_comparison_cached
+from evaluators.metrics.scores import ScoreFileError, evaluator_run, scores_import
+
+METHODS = ("pearson", "spearman", "kendall")
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One display row per evaluator: item- and system-level numbers, formatted, plus its scatter plot."""
+    human = result["human"]["systems"]
+    rows = []
+    for e in result["evaluators"]:
+        il, sl = e.get("item_level") or {}, e.get("system_level") or {}
+        ac1 = il.get("ac1") or {}
+        better = "lower" if not e["system_score_higher_is_better"] else "higher"
+        points = [(s, human[s]["score"], v["score"]) for s, v in e["systems"].items() if s in human]
+        rows.append({
+            "name": e["name"], "kind": e["kind"], "description": e["description"],
+            "direction": "higher" if e["higher_is_better"] else "lower",
+            "system_score": "DiP Eq. 1 (Σ ref − sys)" if e["system_score"] == "dip_eq1" else "mean",
+            "dip": e["system_score"] == "dip_eq1", "score_direction": better,
+            "item_n": il.get("n"), "ac1": _num(ac1.get("value")),
+            "ac1_ci": f"{_num(ac1.get('ci_low'))} … {_num(ac1.get('ci_high'))}" if ac1.get("value") is not None else "",
+            "accuracy": _num(il.get("accuracy")), "tau": _num(il.get("kendall_tau")),
+            "item_note": il.get("note", ""),
+            "correlations": [{"method": m, "value": _num((sl.get(m) or {}).get("value")),
+                              "ci": (f"{_num(sl[m]['ci_low'])} … {_num(sl[m]['ci_high'])}"
+                                     if sl.get(m) and sl[m].get("ci_low") is not None else ""),
+                              "note": (sl.get(m) or {}).get("note", "")} for m in METHODS],
+            "plot": scatter(points, x_label=f"human {result['human']['score'].replace('_', ' ')}",
+                            y_label=f"{e['name']} ({better} is better)"),
+        })
+    return rows
+
+
+def _system_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Systems in human rank order (then any only the evaluators scored), with every evaluator's score and rank."""
+    human = result["human"]["systems"]
+    names = sorted(human, key=lambda s: (human[s]["rank"] or 0, s))
+    names += sorted({s for e in result["evaluators"] for s in e["systems"]} - set(names))
+    rows = []
+    for system in names:
+        h = human.get(system)
+        cells = []
+        for e in result["evaluators"]:
+            v = e["systems"].get(system)
+            cells.append({"score": _num(v["score"], 4) if v else "—", "rank": v["rank"] if v else None,
+                          "dip_n": v.get("dip_n_items") if v and e["system_score"] == "dip_eq1" else None})
+        rows.append({"system": system, "human_score": _num(h["score"]) if h else "—",
+                     "human_rank": h["rank"] if h else None, "cells": cells})
+    return rows
+
+
+def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | None = None,
+          import_form: ScoreImportForm | None = None, import_errors: list[str] | None = None,
+          status_code: int = 200) -> HttpResponse:
+    options_form = CompareOptionsForm(request.GET or None)
+    if options_form.is_valid():
+        options = options_form.options()
+    else:  # no query (or a bad one, reported beside the form): the defaults
+        options = {"human_score": "expected_wins", "n_boot": 1000, "seed": 0}
+        if request.GET:
+            status_code = 400
+    result = study_comparison_cached(study=study, **options)
+    return render(request, "evaluators/compare.html", {
+        "study": study, "result": result, "options_form": options_form, "options": options,
+        "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
+        "evaluator_names": [e["name"] for e in result["evaluators"]],
+        "evaluator_heads": [{"name": e["name"], "dip": e["system_score"] == "dip_eq1",
+                             "better": "higher" if e["system_score_higher_is_better"] else "lower"}
+                            for e in result["evaluators"]],
+        "dip_rows": dip_rows(result), "mean_rows": mean_rows(result), "mean_units": mean_units(result),
+        "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
+        "human_label": {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[options["human_score"]],
+        "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
+        "import_errors": import_errors or [],
+        "readiness": study_compare_readiness(study=study),
+    }, status=status_code)
+
+
+@require_GET
+@staff_member_required
+def compare_page(request: HttpRequest, slug: str) -> HttpResponse:
+    return _page(request, get_object_or_404(Study, slug=slug))
+
+
+@require_POST
+@staff_member_required
+def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
+    study = get_object_or_404(Study, slug=slug)
+    form = EvaluatorRunForm(request.POST)
+    if not form.is_valid():
+        return _page(request, study, run_form=form, status_code=400)
+    for name in form.cleaned_data["evaluators"]:
+        evaluator = evaluator_run(study=study, name=name)
+        messages.success(request, f"{name}: {evaluator.scores.count()} scores stored.")
+    return _back(request, study)
+
+
+@require_POST
+@staff_member_required
+def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
+    study = get_object_or_404(Study, slug=slug)
+    form = ScoreImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, study, import_form=form, status_code=400)
+    file_name, content = form.cleaned_data["file"]
+    try:
+        evaluators = scores_import(study=study, file_name=file_name, content=content,
+                                   name=form.cleaned_data.get("name") or None, higher_is_better=form.higher_is_better())
+    except ScoreFileError as exc:
+        return _page(request, study, import_form=form, import_errors=exc.errors, status_code=400)
+    for evaluator in evaluators:
+        messages.success(request, f"{evaluator.name}: {evaluator.scores.count()} scores imported.")
+    return _back(request, study)
+
+
+def _back(request: HttpRequest, study: Study) -> HttpResponse:
+    """Back to the page with the options the researcher had chosen (post/redirect/get)."""
+    query = request.GET.urlencode()
+    return redirect(reverse("compare-report", args=[study.slug]) + (f"?{query}" if query else ""))
+
+
+class StudyCompareAPI(APIView):
+    """``GET /api/v1/studies/<slug>/compare``: the JSON of ``compare SLUG --json``."""
+
+    @extend_schema(
+        summary="Human judgments vs automatic evaluators (same JSON as `compare SLUG --json`)",
+        parameters=[
+            OpenApiParameter("human_score", str, enum=["expected_wins", "win_rate", "bt"],
+                             description="Human system score (default expected_wins)."),
+            OpenApiParameter("bootstrap", {"type": "integer", "minimum": 1, "maximum": 10_000},
+                             description="Bootstrap resamples for CIs, 1 to 10000 (default 1000)."),
+            OpenApiParameter("seed", {"type": "integer", "minimum": 0, "maximum": 2**32 - 1},
+                             description="Bootstrap seed, 0 to 2³²−1 (default 0)."),
+            OpenApiParameter("evaluator", str, many=True, description="Only these evaluators (repeatable)."),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        study = get_object_or_404(Study, slug=slug)
+        form = CompareOptionsForm(request.query_params)
+        if not form.is_valid():
+            errors = {field: [e["message"] for e in errs] for field, errs in form.errors.get_json_data().items()}
+            return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+        names = request.query_params.getlist("evaluator")
+        if names:
+            known = {e.name for e in evaluators_for_study(study=study)}
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                return Response({"errors": {"evaluator": [f"no scores for {', '.join(unknown)}; available: "
+                                                          f"{', '.join(sorted(known)) or 'none'}"]}},
+                                status=status.HTTP_400_BAD_REQUEST)
+        return Response(study_comparison_cached(study=study, names=names or None, **form.options()))

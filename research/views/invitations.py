@@ -1,0 +1,32 @@
+"""Invitation links of a study as a download (staff only): one row per annotator."""
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from annotation import progress
+from annotation.links import invitation_url
+from studies.models import Study
+
+LINK_COLUMNS = ("annotator", "external_id", "link", "created", "done")
+
+
+@require_GET
+@staff_member_required
+def study_links_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """annotator, external_id, link, created (ISO 8601, UTC), done (judged items): for mail merges and sheets."""
+    study = get_object_or_404(Study, slug=slug)
+    base = request.build_absolute_uri("/")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(LINK_COLUMNS)
+    for a in progress.annotator_list(study=study):
+        writer.writerow([a.code, a.external_id, invitation_url(a, base), a.created_at.isoformat(), a.n_done])
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-links.csv"'
+    return response

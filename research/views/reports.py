@@ -1,0 +1,159 @@
+"""The study report page and its downloads (staff only).
+
+All three read one cached report (``selectors.study_report_cached``), the
+same dict ``agreement SLUG --json`` prints, so page, downloads, API and
+command agree by construction.  Policy toggles are GET parameters
+(``?ties=drop&spam=keep&excluded=keep``), so every view is a plain,
+bookmarkable URL.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Iterable, Iterator, Sequence
+from urllib.parse import quote
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from studies.models import Study
+
+from evaluators.reports import selectors, study_stats
+from evaluators.reports import svg as report_svg
+from evaluators.reports.tables import TABLES
+from evaluators.reports.text import COEFFICIENT_NAMES, coefficient_name
+
+#: Every download: the summary tables plus the ratings actually used.
+DOWNLOADS = (*TABLES, "ratings")
+
+
+def _query(options: dict[str, Any]) -> str:
+    """The options as a query string (only those differing from the defaults)."""
+    defaults, _ = study_stats.report_options({})
+    names = {"n_boot": "bootstrap"}
+    parts = [f"{names.get(k, k)}={v}" for k, v in options.items() if defaults.get(k) != v]
+    return ("?" + "&".join(parts)) if parts else ""
+
+
+def _flags(options: dict[str, Any]) -> str:
+    """The options as command-line flags (only those differing from the defaults)."""
+    defaults, _ = study_stats.report_options({})
+    names = {"n_boot": "bootstrap"}
+    return "".join(f" --{names.get(k, k)} {v}" for k, v in options.items() if defaults.get(k) != v)
+
+
+def _coefficient_rows(report: dict) -> list[dict]:
+    """One row per coefficient: the main block beside the other ties variant, with the method."""
+    other = report.get("without_ties") or report.get("with_ties")
+    weights = report.get("weights", "identity")
+    rows = []
+    for key in COEFFICIENT_NAMES:
+        if key not in report["coefficients"]:
+            continue
+        rows.append({
+            "key": key, "name": coefficient_name(key, weights), "main": report["coefficients"][key],
+            "other": (other or {}).get("coefficients", {}).get(key), "method": report["methods"].get(key, ""),
+        })
+    return rows
+
+
+def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, Any]:
+    query = _query(options)
+    ties_main = "with ties" if report["policies"]["ties"] == "keep" else "without ties"
+    other_key = "without_ties" if report["policies"]["ties"] == "keep" else "with_ties"
+    return {
+        "study": study, "report": report, "options": options, "query": query,
+        "ties_main": ties_main, "ties_other": other_key.replace("_", " "), "other": report.get(other_key),
+        "other_key": other_key,
+        "coefficient_rows": _coefficient_rows(report),
+        "phenomena": [{"name": name, **block, "ac1": block["coefficients"].get("gwet_ac1"),
+                       "ac1_other": ((block.get(other_key) or {}).get("coefficients") or {}).get("gwet_ac1"),
+                       "path": "by_phenomenon/" + quote(name, safe="")}
+                      for name, block in report["by_phenomenon"].items()],
+        "ranking_svg": report_svg.ranking_svg(report.get("ranking")),
+        "phenomenon_svg": report_svg.phenomenon_svg(report["by_phenomenon"]),
+        "kappa_svg": report_svg.kappa_heatmap_svg(report.get("pairwise_cohen_kappa", [])),
+        "kappa_min_shared": report_svg.KAPPA_MIN_SHARED,
+        "downloads": [(name, reverse("evaluators:report-csv", args=[study.slug, name]) + query) for name in DOWNLOADS],
+        "json_url": reverse("evaluators:report-json", args=[study.slug]) + query,
+        "api_url": reverse("api-study-agreement", args=[study.slug]) + query,
+        "command": f"python manage.py agreement {study.slug}{_flags(options)} --json",
+        "export_command": f"python manage.py export_judgments {study.slug} --format csv --output {study.slug}.csv",
+        "judgments_command": f"python manage.py agreement --judgments {study.slug}.csv{_flags(options)} --json",
+        "other_key": other_key,
+        "choices": {"ties": ("keep", "drop"), "spam": ("drop", "keep"), "excluded": ("drop", "keep"),
+                    "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal")},
+        "dropped": sorted(report["policies"].get("dropped", {}).items()),
+    }
+
+
+def _study_and_options(request: HttpRequest, slug: str) -> tuple[Study, dict[str, Any], dict[str, list[str]]]:
+    study = get_object_or_404(Study, slug=slug)
+    options, errors = study_stats.report_options(request.GET)
+    return study, options, errors
+
+
+@require_GET
+@staff_member_required
+def report(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study report: agreement with methods, per phenomenon, control, ranking; plots and downloads."""
+    study, options, errors = _study_and_options(request, slug)
+    if errors:
+        return render(request, "evaluators/report_error.html",
+                      {"study": study, "errors": errors, "options": options}, status=400)
+    try:
+        data = selectors.study_report_cached(study=study, options=options)
+    except study_stats.ReportError as exc:
+        return render(request, "evaluators/report_error.html",
+                      {"study": study, "errors": {"study": [str(exc)]}, "options": options}, status=400)
+    return render(request, "evaluators/report.html", _context(study, data, options))
+
+
+@require_GET
+@staff_member_required
+def report_json(request: HttpRequest, slug: str) -> HttpResponse:
+    """The report as JSON, byte-for-byte the structure of ``agreement SLUG --json``."""
+    study, options, errors = _study_and_options(request, slug)
+    if errors:
+        return JsonResponse({"errors": errors}, status=400)
+    data = selectors.study_report_cached(study=study, options=options)
+    response = JsonResponse(data, json_dumps_params={"allow_nan": False, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-report.json"'
+    return response
+
+
+def _csv_stream(columns: list[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if v is None else v for v in row])
+        if buffer.tell() > 65536:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate(0)
+    yield buffer.getvalue()
+
+
+@require_GET
+@staff_member_required
+def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponseBase:
+    """One table of the report as CSV (unrounded numbers); ``ratings`` is the long table agreement used."""
+    if table not in DOWNLOADS:
+        raise Http404(f"No table {table!r}; tables: {', '.join(DOWNLOADS)}")
+    study, options, errors = _study_and_options(request, slug)
+    if errors:
+        return JsonResponse({"errors": errors}, status=400)
+    rows: Iterable[Sequence[Any]]
+    if table == "ratings":
+        frame = study_stats.study_ratings(study, **options)
+        columns, rows = list(frame.columns), frame.itertuples(index=False, name=None)
+    else:
+        columns, rows = TABLES[table](selectors.study_report_cached(study=study, options=options))
+    response = StreamingHttpResponse(_csv_stream(columns, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-{table}.csv"'
+    return response
+

@@ -1,0 +1,178 @@
+"""Researcher pages (staff only): the studies, one study's dashboard, import, invitations, exports."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.links import invitation_url, prolific_url
+from annotation.services import annotators_create
+from config.http import HtmxHttpRequest
+
+from annotation import progress
+from studies import selectors as study_selectors
+from annotation.export import FORMATS, export_lines
+from studies.forms import InviteForm, StudyImportForm, decode_upload, load_study_texts
+from studies.blinding import parsed_study_lint
+from studies.importing import StudyFileError, parse_study, study_create
+from studies.invariants import LOCKED_FIELDS, study_has_judgments
+from studies.lifecycle import NEXT_STATUSES, study_status_set
+from studies.models import Status, Study
+
+IMPORT_SESSION_KEY = "studies.import"
+
+
+def _quality_url(study: Study) -> str:
+    """The quality page lives in another module; link to its named route once it exists."""
+    try:
+        return reverse("studies:quality", args=[study.slug])
+    except NoReverseMatch:
+        return f"/studies/{study.slug}/quality/"
+
+
+def _annotator_rows(request: HttpRequest, study: Study) -> list[dict]:
+    base = request.build_absolute_uri("/")
+    return [{"annotator": a, "link": invitation_url(a, base)} for a in progress.annotator_list(study=study)]
+
+
+@require_GET
+@staff_member_required
+def study_list(request: HttpRequest) -> HttpResponse:
+    studies = list(progress.study_list().order_by("-created_at"))
+    activity = progress.study_activity(studies=studies)
+    rows = [{"s": s, "activity": activity[s.pk]} for s in studies]
+    return render(request, "studies/list.html", {"studies": studies, "rows": rows})
+
+
+@require_GET
+@staff_member_required
+def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    study = get_object_or_404(Study, slug=slug)
+    listed = progress.study_list(queryset=Study.objects.filter(pk=study.pk)).get()
+    return render(request, "studies/detail.html", {
+        "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
+        "activity": progress.study_activity(studies=[listed])[study.pk],
+        "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
+        "invite_form": InviteForm(), "quality_url": _quality_url(study), "report_url": f"/reports/{study.slug}/",
+        "formats": FORMATS, "blinding": study_selectors.study_blinding_lint(study=study),
+        "lifecycle": _lifecycle(study),
+    })
+
+
+def _lifecycle(study: Study) -> dict:
+    """What the study page's lifecycle card shows: the status buttons, the preview, what is locked."""
+    labels = dict(Status.choices)
+    return {"next": [{"value": s, "label": labels[s]} for s in NEXT_STATUSES.get(study.status, ())],
+            "locked": study_has_judgments(study=study), "locked_fields": ", ".join(LOCKED_FIELDS),
+            "n_pilot": study.annotators.filter(is_pilot=True).count()}
+
+
+@require_POST
+@staff_member_required
+def study_set_status(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study page's status buttons (draft → pilot → open → closed)."""
+    study = get_object_or_404(Study, slug=slug)
+    try:
+        study_status_set(study=study, status=request.POST.get("status", ""))
+    except ValidationError as exc:
+        messages.error(request, "status: " + " ".join(exc.message_dict.get("status", ["invalid"])))
+        return redirect("studies:detail", slug=study.slug)
+    messages.success(request, f"Study {study.slug} is now {study.get_status_display().lower()}.")
+    return redirect("studies:detail", slug=study.slug)
+
+
+@require_POST
+@staff_member_required
+def study_invite(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Create N annotators; htmx gets the refreshed annotator table, a plain form post a redirect."""
+    study = get_object_or_404(Study, slug=slug)
+    form = InviteForm(request.POST)
+    created = []
+    if form.is_valid():
+        created = annotators_create(study=study, count=form.cleaned_data["count"],
+                                    is_pilot=form.cleaned_data["pilot"])
+    if request.htmx:
+        response = render(request, "studies/_annotators.html", {
+            "study": study, "rows": _annotator_rows(request, study), "invite_form": form,
+            "new_codes": {a.code for a in created}}, status=200 if form.is_valid() else 400)
+        return response
+    if form.is_valid():
+        messages.success(request, f"{len(created)} annotator(s) invited.")
+    else:
+        # str(): the stubs type ErrorList's items as ValidationError | str; iterating yields str.
+        messages.error(request, "count: " + " ".join(str(m) for m in form.errors.get("count", ["invalid"])))
+    return redirect("studies:detail", slug=study.slug)
+
+
+@require_GET
+@staff_member_required
+def study_export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
+    """Stream the judgments as CSV or JSON Lines (``?history=1`` adds superseded revisions)."""
+    study = get_object_or_404(Study, slug=slug)
+    if fmt not in FORMATS:
+        raise Http404(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    return export_response(study, fmt=fmt, history=request.GET.get("history") in {"1", "true", "yes"})
+
+
+def export_response(study: Study, *, fmt: str, history: bool = False) -> StreamingHttpResponse:
+    """A streaming download of one study's export (also used by the admin action and the API)."""
+    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson; charset=utf-8"
+    response = StreamingHttpResponse(export_lines(study, fmt=fmt, history=history), content_type=content_type)
+    suffix = "-history" if history else ""
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-judgments{suffix}.{fmt}"'
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+@staff_member_required
+def study_import(request: HttpRequest) -> HttpResponse:
+    """Upload → preview (every error, or a summary) → create. Nothing is stored before "Create"."""
+    context: dict = {"form": StudyImportForm(), "errors": [], "summary": None}
+    if request.method == "POST" and request.POST.get("step") == "create":
+        texts = request.session.get(IMPORT_SESSION_KEY)
+        if not texts:
+            messages.error(request, "Nothing to create: upload the study file again.")
+            return redirect("studies:import")
+        try:
+            data, items = load_study_texts(**texts)
+            study = study_create(parsed=parse_study(data, items))
+        except StudyFileError as exc:  # e.g. the slug was taken since the preview
+            context["errors"] = _error_rows(exc.errors)
+            return render(request, "studies/import.html", context, status=400)
+        del request.session[IMPORT_SESSION_KEY]
+        messages.success(request, f"Study {study.slug!r} created with {study.items.count()} items.")
+        return redirect("studies:detail", slug=study.slug)
+    if request.method == "POST":
+        form = StudyImportForm(request.POST, request.FILES)
+        context["form"] = form
+        if not form.is_valid():
+            return render(request, "studies/import.html", context, status=400)
+        try:
+            study_text = decode_upload(form.cleaned_data["study_file"], "study file")
+            items_upload = form.cleaned_data.get("items_file")
+            items_name = items_upload.name if items_upload else ""
+            items_text = decode_upload(items_upload, f"items file {items_name}") if items_upload else ""
+            texts = {"study_text": study_text, "items_name": items_name, "items_text": items_text}
+            data, items = load_study_texts(**texts)
+            parsed = parse_study(data, items)
+        except StudyFileError as exc:
+            request.session.pop(IMPORT_SESSION_KEY, None)
+            context["errors"] = _error_rows(exc.errors)
+            return render(request, "studies/import.html", context, status=400)
+        request.session[IMPORT_SESSION_KEY] = texts
+        context["summary"] = study_selectors.study_file_summary(parsed)
+        context["blinding"] = parsed_study_lint(fields=parsed.fields, items=parsed.items)
+    return render(request, "studies/import.html", context)
+
+
+def _error_rows(errors: list[str]) -> list[dict[str, str]]:
+    """Split "item ext-3.candidates[1].text: message" into where / what, for a readable table."""
+    rows = []
+    for error in errors:
+        where, sep, what = error.partition(": ")
+        rows.append({"where": where, "what": what} if sep else {"where": "", "what": error})
+    return rows

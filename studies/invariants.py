@@ -1,0 +1,194 @@
+"""Running-study invariants: what may no longer change once a study has a judgment.
+
+A stored answer means something only under the settings it was given with: a
+rank under ``ranking``, a choice under the options offered, a label under the
+labels shown. So once a study has a judgment its protocol, options, labels,
+ties, unit, language set-up and its candidates' texts and systems are fixed;
+redundancy may grow but not fall below what some item already has. Title,
+instructions, status and the other settings stay editable. Every write path
+(the admin, the study file import) asks :func:`study_change_errors` or
+:func:`candidate_change_errors` and refuses with their messages, which point at
+*Copy as new study* (:func:`study_copy`).
+
+"Has a judgment" is a reverse-relation query (Study → items → assignments →
+judgments, the related names the ORM resolves at run time), not a ``locked_at``
+column that annotation would set: studies imports nothing of ours, nothing has
+to be kept in sync with the judgments, and the question is asked only on these
+edit paths (one EXISTS query), never on an annotator's request.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Max, Q
+from django.utils.text import slugify
+
+from studies.models import Candidate, Item, Status, Study
+
+#: Study fields whose change would change the meaning of the answers already stored.
+LOCKED_FIELDS = ("protocol", "options", "labels", "multi_label", "allow_ties", "unit", "show_source")
+#: Candidate fields an annotator judged.
+LOCKED_CANDIDATE_FIELDS = ("system", "text", "is_reference", "highlights")
+#: Item fields an annotator read the candidates against.
+LOCKED_ITEM_FIELDS = ("source", "source_context", "target_context")
+COPY_HINT = "Use “Copy as new study” (admin) or `copy_study` to run it with the new setting."
+RESERVED_SLUGS = {"import"}
+
+
+def study_has_judgments(*, study: Study) -> bool:
+    """True once any annotator has stored an answer to any of the study's items."""
+    if study.pk is None:
+        return False
+    return Study.objects.filter(pk=study.pk, items__assignments__judgments__isnull=False).exists()
+
+
+def study_judged_redundancy(*, study: Study) -> int:
+    """The most annotators with a current answer on any one item: the floor for the study's redundancy."""
+    result = (Item.objects.filter(study=study)
+              .annotate(n=Count("assignments", filter=Q(assignments__judgments__is_current=True), distinct=True))
+              .aggregate(top=Max("n")))
+    return int(result["top"] or 0)
+
+
+def locked_message(field: str, old: Any, new: Any) -> str:
+    return (f"{field} cannot change from {old!r} to {new!r}: this study already has judgments, "
+            f"given under {old!r}. {COPY_HINT}")
+
+
+def study_change_errors(*, study: Study, changes: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Named errors ({field: message}) for the proposed values; empty when the change is allowed.
+
+    The proposed values are ``changes`` (field → value) when given, else the
+    study instance's own attributes, compared with what is stored. The lock
+    is only looked up when a locked field or the redundancy actually changes.
+    """
+    if study.pk is None:
+        return {}
+    proposed = dict(changes) if changes is not None else {f: getattr(study, f) for f in (*LOCKED_FIELDS, "redundancy")}
+    stored = Study.objects.filter(pk=study.pk).values(*LOCKED_FIELDS, "redundancy").first()
+    if stored is None:
+        return {}
+    changed = [f for f in LOCKED_FIELDS if f in proposed and proposed[f] != stored[f]]
+    lowered = "redundancy" in proposed and proposed["redundancy"] is not None and proposed["redundancy"] < stored["redundancy"]
+    if not changed and not lowered:
+        return {}
+    if not study_has_judgments(study=study):
+        return {}
+    errors = {f: locked_message(f, stored[f], proposed[f]) for f in changed}
+    if lowered:
+        floor = study_judged_redundancy(study=study)
+        if proposed["redundancy"] < floor:
+            errors["redundancy"] = (f"redundancy cannot go below {floor}: an item already has {floor} judgments. "
+                                    "It may be raised, or lowered down to that.")
+    return errors
+
+
+def candidate_change_errors(*, candidate: Candidate, deleting: bool = False) -> dict[str, str]:
+    """Named errors for adding, changing or deleting a candidate of a study that has judgments."""
+    study = Study.objects.filter(items=candidate.item_id).first() if candidate.item_id else None
+    if study is None:
+        return {}
+    if candidate.pk is None or deleting:
+        action = "add a candidate to" if candidate.pk is None else "delete a candidate of"
+        if study_has_judgments(study=study):
+            return {"__all__": f"Cannot {action} item {candidate.item.external_id}: study {study.slug} already has "
+                               f"judgments on its candidates. {COPY_HINT}"}
+        return {}
+    stored = Candidate.objects.filter(pk=candidate.pk).values(*LOCKED_CANDIDATE_FIELDS).first() or {}
+    changed = [f for f in LOCKED_CANDIDATE_FIELDS if f in stored and getattr(candidate, f) != stored[f]]
+    if not changed or not study_has_judgments(study=study):
+        return {}
+    return {f: f"A candidate's {f} cannot change: study {study.slug} already has judgments of this text. {COPY_HINT}"
+            for f in changed}
+
+
+def item_change_errors(*, item: Item) -> dict[str, str]:
+    """Named errors for changing the source or context an annotator saw, once the study has judgments."""
+    if item.pk is None:
+        return {}
+    stored = Item.objects.filter(pk=item.pk).values(*LOCKED_ITEM_FIELDS, "study_id").first()
+    if stored is None:
+        return {}
+    changed = [f for f in LOCKED_ITEM_FIELDS if getattr(item, f) != stored[f]]
+    study = Study(pk=stored["study_id"])
+    if not changed or not study_has_judgments(study=study):
+        return {}
+    return {f: f"An item's {f} cannot change: its study already has judgments given with this text. {COPY_HINT}"
+            for f in changed}
+
+
+class StudyCopyError(Exception):
+    """The copy's slug is unusable; ``errors`` names it."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+def study_copy_slug_errors(slug: str) -> dict[str, str]:
+    if not slug or slugify(slug) != slug:
+        return {"slug": f"{slug!r} must be non-empty, lowercase letters, digits, hyphens and underscores"}
+    if len(slug) > (Study._meta.get_field("slug").max_length or 80):
+        return {"slug": "too long"}
+    if slug in RESERVED_SLUGS:
+        return {"slug": f"{slug!r} is reserved (it names a page)"}
+    if Study.objects.filter(slug=slug).exists():
+        return {"slug": f"a study {slug!r} already exists"}
+    return {}
+
+
+def free_copy_slug(study: Study) -> str:
+    """``<slug>-copy``, or ``-copy-2``, … : the first one not taken."""
+    base = f"{study.slug}-copy"[:70]
+    slug, k = base, 1
+    while Study.objects.filter(slug=slug).exists():
+        k += 1
+        slug = f"{base}-{k}"
+    return slug
+
+
+_NOT_COPIED = {"id", "slug", "status", "created_at"}
+
+
+@transaction.atomic
+def study_copy(*, study: Study, slug: str) -> Study:
+    """A new draft study with the same settings, items, candidates and spam items; no annotators, no judgments.
+
+    Spam items are copied, not regenerated: with the same seed and rate
+    regeneration would draw the same copies anyway, and copying keeps the new
+    study identical to what the first one showed even if spam generation
+    changes between versions. Every public id is new; the seed is kept, so
+    annotators of the copy see the same orders. Raises StudyCopyError for a bad slug.
+    """
+    errors = study_copy_slug_errors(slug)
+    if errors:
+        raise StudyCopyError(errors)
+    values = {f.attname: getattr(study, f.attname) for f in Study._meta.concrete_fields if f.attname not in _NOT_COPIED}
+    new = Study(slug=slug, status=Status.DRAFT, **values)
+    try:
+        new.full_clean()
+    except ValidationError as exc:
+        raise StudyCopyError({k: " ".join(v) for k, v in exc.message_dict.items()}) from None
+    new.save()
+    item_fields = [f.attname for f in Item._meta.concrete_fields
+                   if f.attname not in {"id", "study_id", "spam_of_id", "n_assigned"}]
+    old_items = list(study.items.order_by("pk"))
+    real = [i for i in old_items if not i.is_spam]
+    spam = [i for i in old_items if i.is_spam]
+    new_pk: dict[int, int] = {}
+    for batch in (real, spam):
+        objs = [Item(study=new, n_assigned=0, **{f: getattr(i, f) for f in item_fields},
+                     spam_of_id=new_pk.get(i.spam_of_id) if i.spam_of_id else None) for i in batch]
+        Item.objects.bulk_create(objs, batch_size=2000)
+        by_ext = {o.external_id: o.pk for o in objs}
+        if any(pk is None for pk in by_ext.values()):  # backends that do not return pks from bulk_create
+            by_ext = dict(new.items.values_list("external_id", "pk"))
+        new_pk.update({i.pk: by_ext[i.external_id] for i in batch})
+    cand_fields = [f.attname for f in Candidate._meta.concrete_fields if f.attname not in {"id", "item_id", "public_id"}]
+    Candidate.objects.bulk_create(
+        [Candidate(item_id=new_pk[c.item_id], **{f: getattr(c, f) for f in cand_fields})
+         for c in Candidate.objects.filter(item__study=study).order_by("pk").iterator(chunk_size=5000)],
+        batch_size=5000)
+    return new

@@ -1,0 +1,123 @@
+"""Rate limits (config/ratelimit.py): invalid tokens and Prolific entries per client address,
+429 JSON with Retry-After, shared by several app servers through one Redis."""
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from unittest import mock
+
+import pytest
+from django.core.cache.backends.redis import RedisCache
+from django.test import Client, RequestFactory, override_settings
+
+from annotation.services import annotators_create
+from config import ratelimit
+from tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+LIMIT = 20  # RATELIMIT_INVALID_TOKENS default, documented in docs/deploy.md
+
+
+def test_429_after_the_documented_number_of_invalid_tokens():
+    study = make_study(n_items=2)
+    good = annotators_create(study=study, count=1)[0]
+    bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token")
+    for _ in range(LIMIT):
+        assert bad.get("/api/v1/annotate/next").status_code == 401
+    refused = bad.get("/api/v1/annotate/next")
+    assert refused.status_code == 429
+    assert refused["Content-Type"].startswith("application/json")
+    assert "Too many requests" in refused.json()["detail"] and 0 < int(refused["Retry-After"]) <= 60
+    # The limit holds for any token from that address — a guess that happens to be right included —
+    # and for staff tokens on the researcher API, so guessing cannot continue.
+    assert Client(HTTP_AUTHORIZATION=f"Token {good.token}").get("/api/v1/annotate/next").status_code == 429
+    assert bad.get("/api/v1/studies/").status_code == 429
+    # Another address is not affected.
+    other = Client(HTTP_AUTHORIZATION=f"Token {good.token}", REMOTE_ADDR="10.0.0.2")
+    assert other.get("/api/v1/annotate/next").status_code == 200
+
+
+def test_successful_requests_are_not_counted():
+    study = make_study(n_items=3)
+    good = Client(HTTP_AUTHORIZATION=f"Token {annotators_create(study=study, count=1)[0].token}")
+    for _ in range(LIMIT + 5):
+        assert good.get("/api/v1/annotate/next").status_code == 200
+
+
+def test_unknown_invitation_links_count_as_invalid_tokens():
+    client = Client()
+    for k in range(LIMIT):
+        assert client.get(f"/a/guess{k}/").status_code == 404
+    assert client.get("/a/guess-again/").status_code == 429
+    # Pages that take no token stay open.
+    assert client.get("/admin/login/").status_code == 200
+
+
+@override_settings(RATELIMIT_PROLIFIC="3/60")
+def test_prolific_entries_are_limited_per_address():
+    study = make_study(n_items=2)
+    statuses = [Client().get(f"/p/{study.slug}/?PROLIFIC_PID=p{k}").status_code for k in range(4)]
+    assert 429 not in statuses[:3] and statuses[3] == 429
+
+
+@override_settings(RATELIMIT_TRUSTED_PROXIES=1)
+def test_behind_one_proxy_the_address_is_the_one_the_proxy_saw():
+    factory = RequestFactory()
+    request = factory.get("/", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9", REMOTE_ADDR="10.0.0.1")
+    assert ratelimit.client_address(request) == "203.0.113.9"  # the forged left entry is ignored
+
+
+def test_without_trusted_proxies_x_forwarded_for_is_ignored():
+    request = RequestFactory().get("/", HTTP_X_FORWARDED_FOR="6.6.6.6", REMOTE_ADDR="10.0.0.1")
+    assert ratelimit.client_address(request) == "10.0.0.1"
+
+
+def test_a_failing_cache_lets_requests_through():
+    class Broken:
+        def __getattr__(self, name):
+            raise ConnectionError("redis down")
+    with mock.patch.object(ratelimit, "caches", {"ratelimit": Broken()}):
+        limit = ratelimit.Limit(count=1, seconds=60)
+        assert ratelimit.ratelimit_hit(bucket="t", address="a", limit=limit) == 0
+        assert ratelimit.ratelimit_count(bucket="t", address="a", limit=limit) == 0
+
+
+@pytest.fixture
+def redis_url():
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is required (apt-get install redis-server)"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_two_app_servers_share_the_limit_through_redis(redis_url):
+    """Two cache clients (two app servers' connections to one Redis): failures counted on
+    either add up, so the limit is not multiplied by the number of servers."""
+    servers = [RedisCache(redis_url, {"KEY_PREFIX": "ratelimit"}) for _ in range(2)]
+    client = Client(HTTP_AUTHORIZATION="Token wrong")
+    for k in range(LIMIT):
+        with mock.patch.object(ratelimit, "caches", {"ratelimit": servers[k % 2]}):
+            assert client.get("/api/v1/annotate/next").status_code == 401
+    for server in servers:
+        with mock.patch.object(ratelimit, "caches", {"ratelimit": server}):
+            assert client.get("/api/v1/annotate/next").status_code == 429
+    servers[0].clear()

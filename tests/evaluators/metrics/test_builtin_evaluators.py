@@ -1,0 +1,115 @@
+"""Built-in evaluators: equal to sacrebleu's own numbers, hand-computed pronoun/connective scores, the command."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from evaluators.metrics.builtin import (
+    BUILTIN_EVALUATORS, connective_accuracy, connective_any, guess_language, pronoun_prf, pronoun_tokens,
+    sacrebleu_signatures, sentence_bleu, sentence_chrf, sentence_ter,
+)
+from evaluators.models import Evaluator, MetricScore
+from evaluators.metrics.scores import UnknownEvaluatorError, evaluator_run
+from studies.importing import study_import
+from tests.factories import study_file
+
+HYP = "The cat was sitting on the mat when she came in."
+REF = "The cat sat on the mat when he came in."
+
+
+def test_sentence_metrics_equal_sacrebleu():
+    assert sentence_bleu(HYP, REF) == BLEU(effective_order=True).sentence_score(HYP, [REF]).score
+    assert sentence_chrf(HYP, REF) == CHRF().sentence_score(HYP, [REF]).score
+    assert sentence_ter(HYP, REF) == TER().sentence_score(HYP, [REF]).score
+    assert 0 < sentence_bleu(HYP, REF) < 100 and sentence_bleu(REF, REF) == pytest.approx(100)
+    signatures = sacrebleu_signatures()
+    assert signatures["bleu"].startswith("nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp")
+    assert "nc:6" in signatures["chrf"] and "tok:tercom" in signatures["ter"]
+
+
+def test_pronoun_prf_hand_computed():
+    # hyp pronouns: she, it, him   ref pronouns: he, it, her, it  -> matched: it (once)
+    p, r, f = pronoun_prf("She gave it to him.", "He gave it to her, it said.")
+    assert p == pytest.approx(1 / 3) and r == pytest.approx(1 / 4)
+    assert f == pytest.approx(2 * (1 / 3) * (1 / 4) / (1 / 3 + 1 / 4))
+    assert pronoun_prf("A dog.", "A cat.") is None  # nothing to evaluate
+    assert pronoun_prf("A dog.", "He left.") == (0.0, 0.0, 0.0)
+    # word boundaries and case: "This", "Itself"→itself, "hit" is not "it", "it's" counts "it"
+    assert pronoun_tokens("This hit ITSELF; it's his.") == {"itself": 1, "it": 1, "his": 1}
+
+
+def test_french_pronouns_and_language_guess():
+    assert dict(pronoun_tokens("Qu'il vienne : j'ai dit qu'elle s'en va avec son chat.", "fr")) == {
+        "il": 1, "j'": 1, "elle": 1, "s'": 1, "son": 1}
+    # English words that look like French pronouns are not counted in English text
+    assert pronoun_tokens("My son sat on it.", "en") == {"my": 1, "it": 1}
+    assert guess_language("Le chat est sur la table et il dort.") == "fr"
+    assert guess_language("The cat is on the table and it sleeps.") == "en"
+
+
+def test_connectives_hand_computed():
+    ref = "He stayed because it rained, and then he slept."  # because, and, then
+    assert connective_accuracy("He stayed because it rained; he slept.", ref) == pytest.approx(1 / 3)
+    assert connective_accuracy("It rained.", "It rained.") is None
+    assert connective_any("It rained so he stayed.", ref) == 1.0
+    assert connective_any("It rained. He stayed.", ref) == 0.0
+    assert connective_accuracy("Bandit sandwiches.", "And so?") == 0.0  # "and" inside words never counts
+
+
+def _study():
+    data = study_file(slug="bi", n_items=4, n_candidates=3, documents=2, settings={"spam_rate": 0.25})
+    texts = {0: REF, 1: HYP, 2: "A cat is on a mat."}
+    for i, item in enumerate(data["items"]):
+        for k, cand in enumerate(item["candidates"]):
+            cand["text"] = f"{texts[k]} Sentence {i}."
+            cand["highlights"] = []
+    return study_import(status="open", data=data)
+
+
+@pytest.mark.django_db
+def test_run_scores_real_non_reference_candidates_only():
+    study = _study()
+    assert study.items.filter(is_spam=True).exists()
+    evaluator = evaluator_run(study=study, name="bleu")
+    rows = list(evaluator.scores.select_related("item"))
+    assert {r.system for r in rows} == {"sys1", "sys2"}  # never the reference
+    assert not any(r.item.is_spam for r in rows)  # never a spam item
+    assert len(rows) == 8
+    one = next(r for r in rows if r.item.external_id == "ext-0" and r.system == "sys1")
+    assert one.score == BLEU(effective_order=True).sentence_score(f"{HYP} Sentence 0.", [f"{REF} Sentence 0."]).score
+    assert evaluator.kind == "builtin" and evaluator.higher_is_better
+    assert evaluator_run(study=study, name="ter").higher_is_better is False
+
+
+@pytest.mark.django_db
+def test_document_level_concatenates_in_position_order():
+    study = _study()
+    evaluator = evaluator_run(study=study, name="doc-bleu")
+    rows = list(evaluator.scores.select_related("item").filter(system="sys1"))
+    # doc-0 holds ext-0 (position 0) and ext-2 (position 1)
+    doc0 = {r.item.external_id: r for r in rows if r.document == "doc-0"}
+    assert set(doc0) == {"ext-0", "ext-2"}
+    expected = BLEU(effective_order=True).sentence_score(f"{HYP} Sentence 0. {HYP} Sentence 2.",
+                                                         [f"{REF} Sentence 0. {REF} Sentence 2."]).score
+    assert doc0["ext-0"].score == doc0["ext-2"].score == expected
+
+
+@pytest.mark.django_db
+def test_evaluate_command(capsys):
+    study = _study()
+    out = StringIO()
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", stdout=out)
+    assert out.getvalue().splitlines() == ["chrf: 8 scores stored", "pronoun-f: 8 scores stored"]
+    call_command("evaluate", study.slug, "--evaluator", "chrf", stdout=StringIO())  # rerun replaces
+    assert MetricScore.objects.filter(evaluator__name="chrf").count() == 8
+    with pytest.raises(CommandError) as exc:
+        call_command("evaluate", study.slug, "--evaluator", "blonde")
+    assert "unknown evaluator(s): blonde; available: bleu, chrf, ter, doc-bleu" in str(exc.value)
+    with pytest.raises(UnknownEvaluatorError):
+        evaluator_run(study=study, name="comet")
+    assert set(Evaluator.objects.values_list("name", flat=True)) == {"chrf", "pronoun-f"}
+    assert set(BUILTIN_EVALUATORS) >= {"bleu", "chrf", "ter", "doc-bleu", "pronoun-f", "connective-acc"}

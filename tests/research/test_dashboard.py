@@ -1,0 +1,131 @@
+"""The researcher dashboard (studies/views.py): study list, study page, invitations."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Annotator
+from tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+@pytest.fixture
+def outsider(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("outsider", password="x"))
+    return client
+
+
+def test_list_shows_studies_with_progress(staff):
+    make_study(slug="first", n_items=4, settings={"redundancy": 2})
+    response = staff.get(reverse("studies:list"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert reverse("studies:detail", args=["first"]) in page and "0 / 8" in page and 'role="progressbar"' in page
+
+
+def test_pages_are_staff_only(outsider, client):
+    make_study(slug="s1", n_items=1)
+    for url in (reverse("studies:list"), reverse("studies:detail", args=["s1"]), reverse("studies:import")):
+        assert outsider.get(url).status_code == 302
+    response = outsider.post(reverse("studies:invite", args=["s1"]), {"count": 2})
+    assert response.status_code == 302 and not Annotator.objects.exists()
+
+
+def test_detail_page(staff):
+    study = make_study(slug="det", n_items=3, settings={"redundancy": 2, "spam_rate": 0.3})
+    response = staff.get(reverse("studies:detail", args=["det"]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert reverse("studies:export", args=["det", "csv"]) in page
+    assert reverse("studies:export", args=["det", "jsonl"]) in page
+    assert reverse("admin:studies_study_change", args=[study.pk]) in page
+    assert "/reports/det/" in page and response.context["quality_url"].endswith("/studies/det/quality/")
+    assert reverse("api-study-judgments", args=["det"]) in page
+    assert response.context["progress"]["n_needed"] == (3 + 1) * 2
+
+
+def test_detail_unknown_slug_404(staff):
+    assert staff.get(reverse("studies:detail", args=["nope"])).status_code == 404
+
+
+def test_invite_with_htmx_returns_the_table(staff):
+    make_study(slug="hx", n_items=1)
+    response = staff.post(reverse("studies:invite", args=["hx"]), {"count": 3}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    annotators = list(Annotator.objects.filter(study__slug="hx"))
+    assert len(annotators) == 3
+    page = response.content.decode()
+    assert page.lstrip().startswith('<section id="annotators"')
+    assert all(f"http://testserver/a/{a.token}/" in page for a in annotators)
+    assert page.count('class="new"') == 3
+
+
+def test_invite_without_htmx_redirects(staff):
+    make_study(slug="plain", n_items=1)
+    response = staff.post(reverse("studies:invite", args=["plain"]), {"count": 2})
+    assert response.status_code == 302 and response["Location"] == reverse("studies:detail", args=["plain"])
+    assert Annotator.objects.count() == 2
+    detail = staff.get(response["Location"]).content.decode()
+    assert "2 annotator(s) invited" in detail
+
+
+@pytest.mark.parametrize("count", ["0", "-1", "abc", "201"])
+def test_invite_bad_count_stores_nothing(staff, count):
+    make_study(slug="bad", n_items=1)
+    response = staff.post(reverse("studies:invite", args=["bad"]), {"count": count}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400 and "count:" in response.content.decode()
+    assert not Annotator.objects.exists()
+
+
+def test_invite_get_not_allowed(staff):
+    make_study(slug="g", n_items=1)
+    assert staff.get(reverse("studies:invite", args=["g"])).status_code == 405
+
+
+def test_list_shows_last_activity_and_eta(staff):
+    make_study(slug="quiet", n_items=2)
+    response = staff.get(reverse("studies:list"))
+    page = response.content.decode()
+    assert "Last activity" in page and "ETA" in page
+    (row,) = response.context["rows"]
+    assert row["activity"].last_activity is None and row["activity"].eta is None
+    assert row["activity"].eta_note in page and "never" in page
+
+
+def test_list_queries_do_not_grow_with_studies(staff):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def count() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert staff.get(reverse("studies:list")).status_code == 200
+        return len(queries)
+
+    make_study(slug="q1", n_items=2)
+    few = count()
+    for i in range(2, 6):
+        make_study(slug=f"q{i}", n_items=2)
+    assert count() == few
+
+
+def test_detail_page_shows_the_blinding_lint_of_the_stored_items(staff):
+    from studies.importing import study_import
+    from tests.factories import study_file
+    data = study_file(slug="blind", n_items=5, n_candidates=2)
+    for item in data["items"]:
+        item["candidates"][0]["text"] = "“Quoted” reference."
+    study = study_import(data=data)
+    page = staff.get(reverse("studies:detail", args=["blind"])).content.decode()
+    assert "Blinding warnings" in page and "5 of 5" in page and "hidden by <code>normalise_typography</code>" in page
+    study.normalise_typography = True  # the lint reads what annotators see: nothing typographic is left
+    study.save()
+    response = staff.get(reverse("studies:detail", args=["blind"]))
+    assert not {"typographic_quotes"} & set(response.context["blinding"].share_of)
+    assert "normalised on screen" in response.content.decode()

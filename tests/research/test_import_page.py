@@ -1,0 +1,166 @@
+"""The admin-side "Import study" page: upload → preview (errors or summary) → create."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from studies.models import Candidate, Item, Study
+from tests.factories import study_file
+
+pytestmark = pytest.mark.django_db
+URL = reverse("studies:import")
+
+
+def upload(name: str, content: str | bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, content.encode() if isinstance(content, str) else content)
+
+
+@pytest.fixture
+def staff(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def test_staff_only(client, django_user_model):
+    assert client.get(URL).status_code == 302
+    client.force_login(django_user_model.objects.create_user("u", password="x"))
+    response = client.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(study_file()))})
+    assert response.status_code == 302 and not Study.objects.exists()
+
+
+def test_linked_from_the_study_changelist(staff):
+    page = staff.get(reverse("admin:studies_study_changelist")).content.decode()
+    assert f'href="{URL}"' in page and "Import study" in page
+
+
+def test_valid_upload_previews_then_creates(staff):
+    data = study_file(slug="up", n_items=10, n_candidates=3, phenomena=("it-sie", "they-sie"),
+                      settings={"spam_rate": 0.2, "redundancy": 3})
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))})
+    assert response.status_code == 200
+    summary = response.context["summary"]
+    assert summary["n_items"] == 10 and summary["n_spam"] == 2 and summary["n_needed"] == 36
+    assert summary["candidates_per_item"] == [(3, 10)]
+    assert summary["systems"] == [("reference", 10), ("sys1", 10), ("sys2", 10)]
+    assert summary["phenomena"] == [("it-sie", 5), ("they-sie", 5)]
+    page = response.content.decode()
+    assert "Create the study" in page and "it-sie" in page
+    assert not Study.objects.exists()  # preview stores nothing
+    created = staff.post(URL, {"step": "create"})
+    assert created.status_code == 302 and created["Location"] == reverse("studies:detail", args=["up"])
+    study = Study.objects.get(slug="up")
+    assert study.items.filter(is_spam=False).count() == 10 and study.items.filter(is_spam=True).count() == 2
+    assert Candidate.objects.filter(item__study=study, item__is_spam=False).count() == 30
+    again = staff.post(URL, {"step": "create"})  # the preview is used up
+    assert again.status_code == 302 and Study.objects.count() == 1
+
+
+def test_several_errors_all_listed_nothing_stored(staff):
+    data = study_file(slug="bad", n_items=3)
+    data["settings"]["redundancy"] = 0
+    data["items"][0]["candidates"][1]["text"] = ""
+    data["items"][2]["candidates"][0]["highlights"] = [[5, 500]]
+    data["items"][1]["id"] = "ext-0"
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))})
+    assert response.status_code == 400
+    errors = {(e["where"], e["what"].split(" ")[0]) for e in response.context["errors"]}
+    assert ("settings.redundancy", "must") in errors
+    assert ("item ext-0.candidates[1].text", "required,") in errors
+    assert ("item ext-2.candidates[0].highlights[0]", "span") in errors
+    assert ("item ext-0.id", "duplicate") in errors
+    page = response.content.decode()
+    assert "5 problems" in page and "nothing was stored" in page and "item ext-2.candidates[0].highlights[0]" in page
+    assert not Study.objects.exists() and not Item.objects.exists()
+    assert staff.post(URL, {"step": "create"}).status_code == 302 and not Study.objects.exists()
+
+
+def test_malformed_json_names_the_line(staff):
+    text = '{\n  "slug": "x",\n  "title": "y"\n  "protocol": "ranking"\n}'
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", text)})
+    assert response.status_code == 400
+    [error] = response.context["errors"]
+    assert error["where"] == "study file" and error["what"].startswith("line 4,")
+    assert not Study.objects.exists()
+
+
+def test_not_utf8(staff):
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", b"\xff\xfe{")})
+    assert response.status_code == 400 and "not UTF-8" in response.context["errors"][0]["what"]
+
+
+def test_missing_file_is_a_form_error(staff):
+    response = staff.post(URL, {"step": "preview"})
+    assert response.status_code == 400 and "study_file" in response.context["form"].errors
+
+
+def test_items_as_csv(staff):
+    header = {"slug": "csvs", "title": "CSV items", "protocol": "ranking", "settings": {"redundancy": 2}}
+    csv_text = ("id,document_id,position,target_context,system,text,is_reference,highlights\n"
+                "i1,d1,0,Hello. ||| How are you?,reference,I am fine.,true,\"[[0, 1]]\"\n"
+                "i1,d1,0,,mt,Me fine am.,false,\n"
+                "i2,d1,1,,reference,Thanks.,1,\n"
+                "i2,d1,1,,mt,Thank.,0,\n")
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(header)),
+                                "items_file": upload("items.csv", csv_text)})
+    assert response.status_code == 200, response.context["errors"]
+    assert response.context["summary"]["n_items"] == 2 and response.context["summary"]["n_documents"] == 1
+    staff.post(URL, {"step": "create"})
+    item = Item.objects.get(study__slug="csvs", external_id="i1")
+    assert item.target_context == ["Hello.", "How are you?"]
+    assert list(item.candidates.values_list("system", "is_reference", "highlights")) == [
+        ("reference", True, [[0, 1]]), ("mt", False, [])]
+
+
+def test_items_as_jsonl_with_a_bad_line(staff):
+    header = {"slug": "jl", "title": "JSONL", "protocol": "ranking"}
+    good = json.dumps(study_file(n_items=1)["items"][0])
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(header)),
+                                "items_file": upload("items.jsonl", good + "\n{oops\n")})
+    assert response.status_code == 400
+    assert response.context["errors"][0]["where"] == "items file items.jsonl"
+    assert response.context["errors"][0]["what"].startswith("line 2:")
+    assert not Study.objects.exists()
+
+
+def test_slug_taken_between_preview_and_create(staff):
+    data = study_file(slug="race")
+    staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))})
+    from studies.importing import study_import
+    study_import(data=data)
+    response = staff.post(URL, {"step": "create"})
+    assert response.status_code == 400 and "already exists" in response.content.decode()
+    assert Study.objects.count() == 1
+
+
+def test_study_file_nested_too_deep_is_a_named_error(staff):
+    text = '{"slug": "deep", "items": ' + "[" * 1000 + "]" * 1000 + "}"
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", text)})
+    assert response.status_code == 400
+    [error] = response.context["errors"]
+    assert error["where"] == "study file" and error["what"].startswith("line 1, column")
+    assert "nested deeper than 64 levels" in response.content.decode()
+    assert not Study.objects.exists()
+
+
+def test_preview_shows_blinding_warnings_before_anything_is_created(staff):
+    data = study_file(slug="blind", n_items=4, n_candidates=2, settings={"spam_rate": 0.2,
+                      "instructions": "Judge only the highlighted words."})
+    for item in data["items"]:
+        item["candidates"][0]["text"] = "It’s the reference… really."
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))})
+    assert response.status_code == 200 and not Study.objects.exists()
+    blinding = response.context["blinding"]
+    assert {f.feature: f.n_separated for f in blinding.findings}["typographic_quotes"] == 4
+    page = response.content.decode()
+    assert "Blinding warnings" in page and "4 of 4" in page and "ext-0" in page
+    assert "only the highlighted" in page  # the instructions clash with the spam items
+    assert "Create the study" in page  # a warning, not an error
+    assert staff.post(URL, {"step": "create"}).status_code == 302 and Study.objects.filter(slug="blind").exists()
+
+
+def test_preview_without_a_reference_cue_shows_no_blinding_section(staff):
+    response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(study_file(slug="ok")))})
+    assert response.context["blinding"].findings == [] and "Blinding warnings" not in response.content.decode()
