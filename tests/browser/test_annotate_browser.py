@@ -95,6 +95,13 @@ def start(live_server, study) -> tuple[Annotator, str]:
     return annotator, f"{live_server.url}/a/{annotator.token}/"
 
 
+def begin(page) -> None:
+    """Press Enter on the start page once its Start link has taken the focus (autofocus is applied at
+    the browser's next rendering step, which can come after the load event on a busy machine)."""
+    page.wait_for_function("document.activeElement && document.activeElement.matches('[data-start]')")
+    page.keyboard.press("Enter")
+
+
 def ready(page) -> None:
     """Wait until the item on screen has been wired up by annotate.js (and htmx), as a person would."""
     page.locator("[data-item][data-ready]").wait_for()
@@ -111,9 +118,10 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     annotator, url = start(live_server, study)
     page.goto(url)
     assert page.locator("h1", has_text="Pronoun ranking").is_visible()
+    page.wait_for_function("document.activeElement && document.activeElement.matches('[data-start]')")
     assert page.evaluate("document.activeElement.textContent.trim()") == "Start"  # autofocus
     page.screenshot(path=str(screenshot_dir / "start-desktop.png"), full_page=True)
-    page.keyboard.press("Enter")
+    begin(page)
     wait_progress(page, 0, 3)
 
     # Item 1: focus starts on candidate A; each digit ranks the focused card and moves on.

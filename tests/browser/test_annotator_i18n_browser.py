@@ -8,7 +8,7 @@ import pytest
 from annotation.models import Assignment, Judgment
 from annotation.selectors import ordered_candidates
 from studies.importing import study_import
-from tests.browser.test_annotate_browser import ready, start, wait_progress
+from tests.browser.test_annotate_browser import begin, ready, start, wait_progress
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -106,7 +106,7 @@ def test_french_interface_chosen_by_accept_language(live_server, chromium_browse
     assert page.locator("[data-start]").inner_text() == "Commencer"
     assert "Cette étude comporte 3 éléments pour vous." in page.locator("#start-status").inner_text()
     page.screenshot(path=str(screenshot_dir / "french-start-desktop.png"), full_page=True)
-    page.keyboard.press("Enter")
+    begin(page)
     ready(page)
     assert page.locator(".progress-text").inner_text() == "0 sur 3 faits"
     assert page.locator("button[type=submit]").inner_text().startswith("Valider")
@@ -120,7 +120,7 @@ def test_refusal_marks_the_unranked_cards(live_server, chromium_browser, screens
     context = chromium_browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.goto(url)
-    page.keyboard.press("Enter")
+    begin(page)
     ready(page)
     page.keyboard.press("1")  # only A ranked: B and C are left open (two open: nothing filled in)
     page.keyboard.press("Enter")
@@ -151,7 +151,7 @@ def test_rank_ten_and_two_digit_ranks_by_keyboard(live_server, browser_page):
     study = study_import(status="open", data=plain_file("twelve", n_items=1, n_candidates=12))
     annotator, url = start(live_server, study)
     page.goto(url)
-    page.keyboard.press("Enter")
+    begin(page)
     ready(page)
     page.keyboard.press("0")  # A: rank 10
     page.keyboard.press("1")
@@ -189,7 +189,7 @@ def test_keys_typed_while_the_next_item_loads_are_kept(live_server, browser_page
 
     page.route("**/item/**", hold_posts)
     page.goto(url)
-    page.keyboard.press("Enter")
+    begin(page)
     ready(page)
     page.keyboard.press("1")
     page.keyboard.press("2")  # C: 3 by itself
@@ -221,7 +221,7 @@ def test_last_rank_is_filled_in_and_can_be_undone(live_server, browser_page):
     study = study_import(status="open", data=plain_file("pairs", n_items=2, n_candidates=2))
     annotator, url = start(live_server, study)
     page.goto(url)
-    page.keyboard.press("Enter")
+    begin(page)
     ready(page)
     page.keyboard.press("2")  # A: 2, so B can only be 1
     assert ranks_on_screen(page) == {"a": "2", "b": "1"}
