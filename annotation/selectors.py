@@ -8,19 +8,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, IntegerField, Max, Q, Subquery
+from django.db.models import Q
 
 from studies.models import Candidate, Item, Study, Unit
 from studies.sentences import lines_of, shown_sentences
 from studies.typography import shown_candidate
 
+from annotation import statements
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 
 def annotator_by_token(token: str) -> Annotator | None:
     if not token or len(token) > 64:
         return None
-    return Annotator.objects.select_related("study").filter(token=token).first()
+    return statements.annotator_with_study(token)
 
 
 def assignment_for_annotator(*, annotator: Annotator, public_id: str) -> Assignment | None:
@@ -34,13 +35,9 @@ def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
 
     None for a wrong token or someone else's assignment; the caller tells the two apart.
     """
-    if not token or len(token) > 64:
+    if not token or len(token) > 64 or not public_id or len(public_id) > 64:
         return None
-    found = (Assignment.objects.select_related("item", "item__study", "annotator")
-             .filter(annotator__token=token, public_id=public_id).first())
-    if found is not None:
-        found.annotator.study = found.item.study
-    return found
+    return statements.assignment_by_token(token=token, public_id=public_id)
 
 
 def assignment_previous(*, annotator: Annotator, before: Assignment | None) -> Assignment | None:
@@ -68,16 +65,9 @@ def progress(*, annotator: Annotator) -> dict[str, int]:
     (annotation.slots): never a count over the study's items.
     """
     study: Study = annotator.study
-    n_open = Study.objects.filter(pk=study.pk).values("n_open_items")
-    row = Assignment.objects.filter(annotator=annotator).aggregate(
-        done=Count("pk", filter=Q(status=AssignmentStatus.DONE)),
-        pending=Count("pk", filter=Q(status=AssignmentStatus.PENDING)),
-        mine_open=Count("pk", filter=Q(item__is_open=True)),
-        n_open=Max(Subquery(n_open, output_field=IntegerField())))
-    if row["n_open"] is None:  # no assignment yet: the aggregate saw no row
-        row["n_open"] = n_open.get()["n_open_items"]
-    done, pending = row["done"], row["pending"]
-    open_to_me = max(0, row["n_open"] - row["mine_open"])
+    done, pending, mine_open, n_open = statements.progress_counts(
+        annotator_id=annotator.pk, study_id=study.pk, done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    open_to_me = max(0, n_open - mine_open)
     total = done + pending + open_to_me
     if study.items_per_annotator:
         total = min(total, study.items_per_annotator)

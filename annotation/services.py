@@ -11,13 +11,13 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from studies.models import Candidate, Item, Status, Study, Unit
 
-from annotation import ordering, slots
+from annotation import ordering, slots, statements
 from annotation.answers import (  # noqa: F401 (callers use services.X for the whole judging API)
     ANSWER_FIELDS, TIME_FIELDS, JudgmentError, client_time, judgment_validate)
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
@@ -122,10 +122,8 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
 
 
 def _last_assignment(annotator: Annotator) -> Assignment | None:
-    last = annotator.assignments.select_related("item").order_by("-sequence").first()
-    if last is not None:
-        last.item.study = annotator.study  # already loaded: spare the callers a query
-    return last
+    """The annotator's latest assignment with its item (the item's study is the annotator's, already loaded)."""
+    return statements.last_assignment(annotator)
 
 
 #: Rows fetched per look-up: enough to survive a few lost races without another query.
@@ -138,16 +136,15 @@ def _open_items(study: Study, annotator: Annotator) -> QuerySet[Item]:
     return Item.objects.filter(study=study, is_open=True).filter(~Exists(mine))
 
 
-def window_items(*, study: Study, annotator: Annotator, documents: list[int]) -> QuerySet[Item]:
+def window_items(*, study: Study, annotator: Annotator, documents: list[int]) -> list[Item]:
     """The first open items of these documents the annotator has never had, in the given document order.
 
-    The hand-out's one query per window (bench/assignment_scale.py shows its plan):
-    the partial index on open items, probed once per document, and the sort is
-    over those few rows only.
+    The hand-out's one query per window (annotation.statements.window_sql;
+    bench/assignment_scale.py shows its plan): the partial index on open items,
+    probed once per document, and the sort is over those few rows only.
     """
-    rank = Case(*[When(doc_index=doc, then=Value(k)) for k, doc in enumerate(documents)], output_field=IntegerField())
-    return (_open_items(study, annotator).filter(doc_index__in=documents)
-            .order_by(rank, "position", "pk")[:_CANDIDATES])
+    return statements.window_items(study_id=study.pk, annotator_id=annotator.pk, documents=documents,
+                                   limit=_CANDIDATES)
 
 
 def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int) -> Assignment | None:
@@ -168,7 +165,7 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int)
                     break
                 window, after = walk.window(step)
                 if window:
-                    rows = list(window_items(study=study, annotator=annotator, documents=[doc for _, doc in window]))
+                    rows = window_items(study=study, annotator=annotator, documents=[doc for _, doc in window])
                     steps = dict((doc, s) for s, doc in window)
                     for item in rows:
                         made = _claim(study, annotator, item, sequence=sequence, order_step=steps[item.doc_index])
@@ -199,9 +196,11 @@ def _claim(study: Study, annotator: Annotator, item: Item, *, sequence: int, ord
     if not claimed:
         return None
     item.study = study
-    loaded = item.candidates.all()
-    cands = list(loaded)
+    cands = statements.candidates_of(item.pk)
     # The caller shows these next: keep them as prefetch_related would (item.candidates.all() reuses them).
+    loaded = item.candidates.all()
+    loaded._result_cache = cands
+    loaded._prefetch_done = True  # type: ignore[attr-defined]
     item._prefetched_objects_cache = {"candidates": loaded}  # type: ignore[attr-defined]
     assignment = Assignment.objects.create(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
@@ -281,23 +280,18 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
     now = timezone.now()
     with transaction.atomic():
         # One statement locks the assignment (revisions of one answer are serialised) and reads its current answer.
-        current_qs = Judgment.objects.filter(assignment=OuterRef("pk"), is_current=True)
-        locked = (Assignment.objects.select_for_update(of=("self",))
-                  .annotate(current_pk=Subquery(current_qs.values("pk")[:1]),
-                            current_digest=Subquery(current_qs.values("payload_digest")[:1]),
-                            current_revision=Subquery(current_qs.values("revision")[:1]))
-                  .get(pk=assignment.pk))
-        if locked.current_pk is not None and locked.current_digest == digest:
-            return Judgment.objects.get(pk=locked.current_pk), False
+        locked, current_pk, current_digest, current_revision = statements.assignment_locked(assignment.pk)
+        if current_pk is not None and current_digest == digest:
+            return Judgment.objects.get(pk=current_pk), False
         started = locked.opened_at or locked.created_at
         if times["client_started_at"] and times["client_submitted_at"]:
             duration = (times["client_submitted_at"] - times["client_started_at"]).total_seconds()
         else:
             duration = (now - started).total_seconds()
         revision = 1
-        if locked.current_pk is not None:
-            revision = locked.current_revision + 1
-            Judgment.objects.filter(pk=locked.current_pk).update(is_current=False)
+        if current_pk is not None:
+            revision = (current_revision or 0) + 1
+            Judgment.objects.filter(pk=current_pk).update(is_current=False)
         judgment = Judgment.objects.create(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
@@ -306,7 +300,7 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
             # Its slot had gone back to the pool; the answer is kept and counts again (maybe past the redundancy).
             slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)
         if locked.status != AssignmentStatus.DONE:
-            Assignment.objects.filter(pk=locked.pk).update(status=AssignmentStatus.DONE, completed_at=now)
+            statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
     if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
         # Cheap: only answers to spam items, a small share of all answers (see services_quality).

@@ -23,6 +23,8 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet
 
 from studies.models import Item, Study
 
+from annotation import statements
+
 
 def slot_claim(*, item_id: int, seen: int, redundancy: int) -> tuple[bool, bool]:
     """Raise the item's count from ``seen`` (as just read) to seen+1; (claimed, the item is now full).
@@ -32,8 +34,7 @@ def slot_claim(*, item_id: int, seen: int, redundancy: int) -> tuple[bool, bool]
     if seen >= redundancy:
         return False, True
     full = seen + 1 >= redundancy
-    claimed = Item.objects.filter(pk=item_id, n_assigned=seen).update(n_assigned=seen + 1, is_open=not full)
-    return bool(claimed), full
+    return statements.item_slot_update(item_id=item_id, seen=seen, full=full), full
 
 
 def study_open_items_add(*, study: Study, delta: int) -> None:

@@ -44,7 +44,8 @@ def main() -> None:
     from rest_framework.test import APIClient
 
     from annotation.ordering import walk_for
-    from annotation.services import annotators_create, window_items
+    from annotation.services import annotators_create
+    from annotation.statements import window_sql
     from studies.importing import study_import
 
     postgres = connection.vendor == "postgresql"
@@ -100,9 +101,12 @@ def main() -> None:
                 walk = walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_documents)
                 last = annotator.assignments.order_by("-sequence").first()
                 window, _ = walk.window(last.order_step if last else 0)
-                qs = window_items(study=study, annotator=annotator, documents=[d for _, d in window])
+                sql, params = window_sql(study_id=study.pk, annotator_id=annotator.pk,
+                                         documents=[d for _, d in window], limit=8)
                 print(f"\nEXPLAIN ANALYZE of the hand-out's window query ({n_items:,}-item study):")
-                print(qs.explain(analyze=True))
+                with connection.cursor() as cursor:
+                    cursor.execute("EXPLAIN ANALYZE " + sql, params)
+                    print("\n".join(row[0] for row in cursor.fetchall()))
     finally:
         if postgres:
             connection.creation.destroy_test_db(old_name, verbosity=0)

@@ -1,0 +1,257 @@
+"""The statements of the annotation hot path ("next" and submit), as fixed SQL text.
+
+Why not the ORM here, and only here: every annotator request runs these, and
+building them with the ORM cost more CPU than running them. Measured on a
+2,000-item study on PostgreSQL (``make loadtest``, profile in docs/load.md):
+compiling the hand-out's window query took 2.1 of its 2.9 ms, the token
+look-up 0.9 ms against 0.3 ms as plain SQL, and the ORM's SQL compiler was
+about 45% of a worker's CPU. The text of each statement here is built once
+per shape from the models' ``_meta`` (a renamed column fails the tests, never
+silently), runs unchanged on SQLite and PostgreSQL, and comes back as model
+instances made the way the ORM makes them (``Model.from_db`` after the
+fields' database converters), so callers cannot tell the difference.
+
+Everything else — researcher pages, exports, quality control, the rare paths
+of the hand-out — stays in the ORM.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, Sequence, TypeVar
+
+from django.db import connection
+from django.db.models import Field, Model
+
+from studies.models import Candidate, Item, Study
+
+from annotation.models import Annotator, Assignment, Judgment
+
+M = TypeVar("M", bound=Model)
+Converter = Callable[[Any, Any, Any], Any]
+
+
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _table(model: type[Model]) -> str:
+    return _q(model._meta.db_table)
+
+
+def _col(model: type[Model], attname: str) -> str:
+    field = model._meta.get_field(attname)
+    assert isinstance(field, Field) and field.column, attname
+    return _q(field.column)
+
+
+@lru_cache(maxsize=None)
+def _columns(model: type[Model], alias: str) -> str:
+    """``alias."col1", alias."col2", …``: every concrete column, in the order ``_load`` reads them."""
+    return ", ".join(f"{alias}.{_q(f.column)}" for f in model._meta.concrete_fields)
+
+
+@lru_cache(maxsize=None)
+def _loader(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int, Any, list[Converter]]]]:
+    """The attribute names of ``model``'s concrete fields and, per field that has any, its converters
+    (the backend's, then the field's own), as the ORM's compiler applies them."""
+    fields = model._meta.concrete_fields
+    converters = []
+    for k, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        found = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)  # type: ignore[attr-defined]
+        if found:
+            converters.append((k, expression, found))
+    return [f.attname for f in fields], converters
+
+
+def _load(model: type[M], values: Sequence[Any]) -> M:
+    attnames, converters = _loader(model, connection.vendor)
+    row = list(values)
+    for k, expression, functions in converters:
+        value = row[k]
+        for function in functions:
+            value = function(value, expression, connection)
+        row[k] = value
+    return model.from_db(connection.alias, attnames, row)
+
+
+def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
+    """Run ``sql``; split each row into one instance per model (columns in ``_columns`` order), then the rest."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    widths = [len(m._meta.concrete_fields) for m in models]
+    out = []
+    for row in fetched:
+        start, objects = 0, []
+        for model, width in zip(models, widths):
+            objects.append(_load(model, row[start:start + width]))
+            start += width
+        out.append((*objects, *row[start:]))
+    return out
+
+
+def _for_update(alias: str) -> str:
+    """Row lock on PostgreSQL; SQLite's transactions are IMMEDIATE already (config/settings.py)."""
+    return f" FOR UPDATE OF {alias}" if connection.features.has_select_for_update_of else ""
+
+
+# --- reads ---------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _annotator_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Annotator, 'a')}, {_columns(Study, 's')} FROM {_table(Annotator)} a "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = a.{_col(Annotator, 'study_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s")
+
+
+def annotator_with_study(token: str) -> Annotator | None:
+    """The annotator with this token, its study loaded (one query)."""
+    rows = _rows(_annotator_sql(connection.vendor), [token], [Annotator, Study])
+    if not rows:
+        return None
+    annotator, study = rows[0]
+    annotator.study = study
+    return annotator
+
+
+@lru_cache(maxsize=None)
+def _assignment_by_token_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
+            f"{_columns(Annotator, 'a')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator_id')} "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = i.{_col(Item, 'study_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s")
+
+
+def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded."""
+    rows = _rows(_assignment_by_token_sql(connection.vendor), [token, public_id], [Assignment, Item, Study, Annotator])
+    if not rows:
+        return None
+    assignment, item, study, annotator = rows[0]
+    item.study = study
+    annotator.study = study
+    assignment.item = item
+    assignment.annotator = annotator
+    return assignment
+
+
+@lru_cache(maxsize=None)
+def _last_assignment_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE g.{_col(Assignment, 'annotator_id')} = %s "
+            f"ORDER BY g.{_col(Assignment, 'sequence')} DESC LIMIT 1")
+
+
+def last_assignment(annotator: Annotator) -> Assignment | None:
+    """The annotator's latest assignment (highest sequence) with its item; the item's study is the annotator's."""
+    rows = _rows(_last_assignment_sql(connection.vendor), [annotator.pk], [Assignment, Item])
+    if not rows:
+        return None
+    assignment, item = rows[0]
+    item.study = annotator.study
+    assignment.item = item
+    assignment.annotator = annotator
+    return assignment
+
+
+@lru_cache(maxsize=None)
+def _candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Candidate, 'c')} FROM {_table(Candidate)} c "
+            f"WHERE c.{_col(Candidate, 'item_id')} = %s "
+            f"ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def candidates_of(item_id: int) -> list[Candidate]:
+    """An item's candidates in their stored order (Candidate.Meta.ordering)."""
+    return [row[0] for row in _rows(_candidates_sql(connection.vendor), [item_id], [Candidate])]
+
+
+def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> tuple[str, list[Any]]:
+    """The hand-out's window query: the first open items of these documents that the annotator never had,
+    in the given document order, then document order (position, id).
+
+    Served by the partial index ``item_open_by_document`` (study, doc_index, position) WHERE is_open,
+    probed once per document, and the unique (annotator, item) index; the sort is over those few rows.
+    """
+    docs = list(documents)
+    marks = ", ".join(["%s"] * len(docs))
+    rank = " ".join(f"WHEN %s THEN {k}" for k in range(len(docs)))
+    doc_index = f"i.{_col(Item, 'doc_index')}"
+    sql = (f"SELECT {_columns(Item, 'i')} FROM {_table(Item)} i "
+           f"WHERE i.{_col(Item, 'study_id')} = %s AND i.{_col(Item, 'is_open')} AND {doc_index} IN ({marks}) "
+           f"AND NOT EXISTS (SELECT 1 FROM {_table(Assignment)} g WHERE g.{_col(Assignment, 'annotator_id')} = %s "
+           f"AND g.{_col(Assignment, 'item_id')} = i.{_q('id')}) "
+           f"ORDER BY CASE {doc_index} {rank} END, i.{_col(Item, 'position')}, i.{_q('id')} LIMIT {int(limit)}")
+    return sql, [study_id, *docs, annotator_id, *docs]
+
+
+def window_items(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> list[Item]:
+    if not documents:
+        return []
+    sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit)
+    return [row[0] for row in _rows(sql, params, [Item])]
+
+
+@lru_cache(maxsize=None)
+def _progress_sql(vendor: str) -> str:
+    status = f"g.{_col(Assignment, 'status')}"
+    return (f"SELECT COUNT(CASE WHEN {status} = %s THEN 1 END), COUNT(CASE WHEN {status} = %s THEN 1 END), "
+            f"COUNT(CASE WHEN i.{_col(Item, 'is_open')} THEN 1 END), "
+            f"(SELECT s.{_col(Study, 'n_open_items')} FROM {_table(Study)} s WHERE s.{_q('id')} = %s) "
+            f"FROM {_table(Assignment)} g JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE g.{_col(Assignment, 'annotator_id')} = %s")
+
+
+def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str) -> tuple[int, int, int, int]:
+    """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
+    over the annotator's own assignments (index on annotator) and the study row."""
+    with connection.cursor() as cursor:
+        cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
+        n_done, n_pending, mine_open, n_open = cursor.fetchone()
+    return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
+
+
+@lru_cache(maxsize=None)
+def _locked_sql(vendor: str) -> str:
+    judgment = f"j.{_col(Judgment, 'assignment_id')} = g.{_q('id')} AND j.{_col(Judgment, 'is_current')}"
+    return (f"SELECT {_columns(Assignment, 'g')}, j.{_q('id')}, j.{_col(Judgment, 'payload_digest')}, "
+            f"j.{_col(Judgment, 'revision')} FROM {_table(Assignment)} g "
+            f"LEFT JOIN {_table(Judgment)} j ON {judgment} WHERE g.{_q('id')} = %s" + _for_update("g"))
+
+
+def assignment_locked(assignment_id: int) -> tuple[Assignment, int | None, str | None, int | None]:
+    """The assignment, locked for the rest of the transaction, and its current judgment's (id, digest, revision)."""
+    assignment, current_pk, digest, revision = _rows(_locked_sql(connection.vendor), [assignment_id], [Assignment])[0]
+    return assignment, current_pk, digest, revision
+
+
+# --- writes --------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _claim_sql(vendor: str) -> str:
+    return (f"UPDATE {_table(Item)} SET {_col(Item, 'n_assigned')} = %s, {_col(Item, 'is_open')} = %s "
+            f"WHERE {_q('id')} = %s AND {_col(Item, 'n_assigned')} = %s")
+
+
+def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
+    """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
+        return cursor.rowcount == 1
+
+
+@lru_cache(maxsize=None)
+def _done_sql(vendor: str) -> str:
+    return (f"UPDATE {_table(Assignment)} SET {_col(Assignment, 'status')} = %s, "
+            f"{_col(Assignment, 'completed_at')} = %s WHERE {_q('id')} = %s")
+
+
+def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) -> None:
+    field = Assignment._meta.get_field("completed_at")
+    with connection.cursor() as cursor:
+        cursor.execute(_done_sql(connection.vendor),
+                       [status, field.get_db_prep_value(completed_at, connection), assignment_id])
