@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 
 from studies.models import Candidate, Protocol, Study
 
+from annotation import statements
 from annotation.models import Assignment
 
 
@@ -144,7 +145,7 @@ def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[
         errors["body"] = [f"Unknown field(s) {', '.join(unknown)}; a {study.protocol} answer uses {' or '.join(expected)}."]
     times = {key: _parse_time(payload, key, errors) for key in TIME_FIELDS}
     if candidates is None:
-        candidates = list(assignment.item.candidates.all())
+        candidates = statements.candidates_of(assignment.item_id)
     by_public = {c.public_id: c for c in candidates}
     answer = None
     if not any(k in payload for k in expected):

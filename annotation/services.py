@@ -136,14 +136,15 @@ def _open_items(study: Study, annotator: Annotator) -> QuerySet[Item]:
     return Item.objects.filter(study=study, is_open=True).filter(~Exists(mine))
 
 
-def window_items(*, study: Study, annotator: Annotator, documents: list[int]) -> list[Item]:
-    """The first open items of these documents the annotator has never had, in the given document order.
+def window_slots(*, study: Study, annotator: Annotator, documents: list[int]) -> list[tuple[int, int, int]]:
+    """(item id, its count, its document) of the first open items of these documents the annotator has never
+    had, in the given document order.
 
     The hand-out's one query per window (annotation.statements.window_sql;
     bench/assignment_scale.py shows its plan): the partial index on open items,
     probed once per document, and the sort is over those few rows only.
     """
-    return statements.window_items(study_id=study.pk, annotator_id=annotator.pk, documents=documents,
+    return statements.window_slots(study_id=study.pk, annotator_id=annotator.pk, documents=documents,
                                    limit=_CANDIDATES)
 
 
@@ -165,10 +166,10 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int)
                     break
                 window, after = walk.window(step)
                 if window:
-                    rows = window_items(study=study, annotator=annotator, documents=[doc for _, doc in window])
+                    rows = window_slots(study=study, annotator=annotator, documents=[doc for _, doc in window])
                     steps = dict((doc, s) for s, doc in window)
-                    for item in rows:
-                        made = _claim(study, annotator, item, sequence=sequence, order_step=steps[item.doc_index])
+                    for item_id, seen, doc in rows:
+                        made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc])
                         if made is not None:
                             return made
                     lost_race = lost_race or bool(rows)
@@ -176,35 +177,37 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int)
             offset = ordering.fallback_offset(seed=study.seed, sequence=annotator.sequence, request=sequence,
                                               n_documents=study.n_documents)
             for part in (Q(doc_index__gte=offset), Q(doc_index__lt=offset)):
-                rows = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
-                            [:_CANDIDATES])
-                for item in rows:
-                    made = _claim(study, annotator, item, sequence=sequence, order_step=step)
+                tail = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
+                            .values_list("pk", "n_assigned")[:_CANDIDATES])
+                for item_id, seen in tail:
+                    made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step)
                     if made is not None:
                         return made
-                lost_race = lost_race or bool(rows)
-                if rows or not offset:
+                lost_race = lost_race or bool(tail)
+                if tail or not offset:
                     break
         if not lost_race:
             return None
     return None
 
 
-def _claim(study: Study, annotator: Annotator, item: Item, *, sequence: int, order_step: int) -> Assignment | None:
-    """Take a slot of the item and create the assignment; None when someone else changed its count first."""
-    claimed, full = slots.slot_claim(item_id=item.pk, seen=item.n_assigned, redundancy=study.redundancy)
+def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, sequence: int,
+           order_step: int) -> Assignment | None:
+    """Take a slot of the item (whose count was ``seen``) and create the assignment; None when someone else
+    changed its count first."""
+    claimed, full = slots.slot_claim(item_id=item_id, seen=seen, redundancy=study.redundancy)
     if not claimed:
         return None
+    item, cands = statements.item_with_candidates(item_id)
     item.study = study
-    cands = statements.candidates_of(item.pk)
     # The caller shows these next: keep them as prefetch_related would (item.candidates.all() reuses them).
     loaded = item.candidates.all()
     loaded._result_cache = cands
     loaded._prefetch_done = True  # type: ignore[attr-defined]
     item._prefetched_objects_cache = {"candidates": loaded}  # type: ignore[attr-defined]
-    assignment = Assignment.objects.create(
+    assignment = statements.insert(Assignment(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
-        candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands))
+        candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands)))
     if full:
         slots.study_open_items_add(study=study, delta=-1)
     return assignment
@@ -292,10 +295,10 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
         if current_pk is not None:
             revision = (current_revision or 0) + 1
             Judgment.objects.filter(pk=current_pk).update(is_current=False)
-        judgment = Judgment.objects.create(
+        judgment = statements.insert(Judgment(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
-            started_at=started, duration_ms=min(max(0, int(duration * 1000)), DURATION_MS_MAX))
+            started_at=started, duration_ms=min(max(0, int(duration * 1000)), DURATION_MS_MAX)))
         if locked.status == AssignmentStatus.RELEASED and not assignment.annotator.excluded:
             # Its slot had gone back to the pool; the answer is kept and counts again (maybe past the redundancy).
             slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Sequence, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
 from studies.models import Candidate, Item, Study
@@ -30,8 +31,14 @@ M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
 
 
+def _db() -> BaseDatabaseWrapper:
+    """The default connection, looked up once per statement (``django.db.connection`` is a proxy that
+    looks it up again on every attribute)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
+    return _db().ops.quote_name(name)
 
 
 def _table(model: type[Model]) -> str:
@@ -54,6 +61,7 @@ def _columns(model: type[Model], alias: str) -> str:
 def _loader(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int, Any, list[Converter]]]]:
     """The attribute names of ``model``'s concrete fields and, per field that has any, its converters
     (the backend's, then the field's own), as the ORM's compiler applies them."""
+    connection = _db()
     fields = model._meta.concrete_fields
     converters = []
     for k, field in enumerate(fields):
@@ -64,7 +72,7 @@ def _loader(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int,
     return [f.attname for f in fields], converters
 
 
-def _load(model: type[M], values: Sequence[Any]) -> M:
+def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper) -> M:
     attnames, converters = _loader(model, connection.vendor)
     row = list(values)
     for k, expression, functions in converters:
@@ -77,6 +85,7 @@ def _load(model: type[M], values: Sequence[Any]) -> M:
 
 def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
     """Run ``sql``; split each row into one instance per model (columns in ``_columns`` order), then the rest."""
+    connection = _db()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
@@ -85,7 +94,7 @@ def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> lis
     for row in fetched:
         start, objects = 0, []
         for model, width in zip(models, widths):
-            objects.append(_load(model, row[start:start + width]))
+            objects.append(_load(model, row[start:start + width], connection))
             start += width
         out.append((*objects, *row[start:]))
     return out
@@ -93,7 +102,7 @@ def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> lis
 
 def _for_update(alias: str) -> str:
     """Row lock on PostgreSQL; SQLite's transactions are IMMEDIATE already (config/settings.py)."""
-    return f" FOR UPDATE OF {alias}" if connection.features.has_select_for_update_of else ""
+    return f" FOR UPDATE OF {alias}" if _db().features.has_select_for_update_of else ""
 
 
 # --- reads ---------------------------------------------------------------------------------------
@@ -107,7 +116,7 @@ def _annotator_sql(vendor: str) -> str:
 
 def annotator_with_study(token: str) -> Annotator | None:
     """The annotator with this token, its study loaded (one query)."""
-    rows = _rows(_annotator_sql(connection.vendor), [token], [Annotator, Study])
+    rows = _rows(_annotator_sql(_db().vendor), [token], [Annotator, Study])
     if not rows:
         return None
     annotator, study = rows[0]
@@ -127,7 +136,7 @@ def _assignment_by_token_sql(vendor: str) -> str:
 
 def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
     """The assignment with this public id of the annotator with this token; its item, study and annotator loaded."""
-    rows = _rows(_assignment_by_token_sql(connection.vendor), [token, public_id], [Assignment, Item, Study, Annotator])
+    rows = _rows(_assignment_by_token_sql(_db().vendor), [token, public_id], [Assignment, Item, Study, Annotator])
     if not rows:
         return None
     assignment, item, study, annotator = rows[0]
@@ -148,7 +157,7 @@ def _last_assignment_sql(vendor: str) -> str:
 
 def last_assignment(annotator: Annotator) -> Assignment | None:
     """The annotator's latest assignment (highest sequence) with its item; the item's study is the annotator's."""
-    rows = _rows(_last_assignment_sql(connection.vendor), [annotator.pk], [Assignment, Item])
+    rows = _rows(_last_assignment_sql(_db().vendor), [annotator.pk], [Assignment, Item])
     if not rows:
         return None
     assignment, item = rows[0]
@@ -156,6 +165,26 @@ def last_assignment(annotator: Annotator) -> Assignment | None:
     assignment.item = item
     assignment.annotator = annotator
     return assignment
+
+
+@lru_cache(maxsize=None)
+def _item_with_candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Item, 'i')}, {_columns(Candidate, 'c')} FROM {_table(Item)} i "
+            f"JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item_id')} = i.{_q('id')} "
+            f"WHERE i.{_q('id')} = %s ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def item_with_candidates(item_id: int) -> tuple[Item, list[Candidate]]:
+    """An item and its candidates in their stored order (one query; the item's columns are read once)."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_item_with_candidates_sql(connection.vendor), [item_id])
+        fetched = cursor.fetchall()
+    if not fetched:  # an item without candidates (the study file refuses those; kept safe anyway)
+        return Item.objects.get(pk=item_id), []
+    width = len(Item._meta.concrete_fields)
+    item = _load(Item, fetched[0][:width], connection)
+    return item, [_load(Candidate, row[width:], connection) for row in fetched]
 
 
 @lru_cache(maxsize=None)
@@ -167,10 +196,11 @@ def _candidates_sql(vendor: str) -> str:
 
 def candidates_of(item_id: int) -> list[Candidate]:
     """An item's candidates in their stored order (Candidate.Meta.ordering)."""
-    return [row[0] for row in _rows(_candidates_sql(connection.vendor), [item_id], [Candidate])]
+    return [row[0] for row in _rows(_candidates_sql(_db().vendor), [item_id], [Candidate])]
 
 
-def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> tuple[str, list[Any]]:
+def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int,
+               columns: str = "") -> tuple[str, list[Any]]:
     """The hand-out's window query: the first open items of these documents that the annotator never had,
     in the given document order, then document order (position, id).
 
@@ -181,7 +211,7 @@ def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], li
     marks = ", ".join(["%s"] * len(docs))
     rank = " ".join(f"WHEN %s THEN {k}" for k in range(len(docs)))
     doc_index = f"i.{_col(Item, 'doc_index')}"
-    sql = (f"SELECT {_columns(Item, 'i')} FROM {_table(Item)} i "
+    sql = (f"SELECT {columns or _columns(Item, 'i')} FROM {_table(Item)} i "
            f"WHERE i.{_col(Item, 'study_id')} = %s AND i.{_col(Item, 'is_open')} AND {doc_index} IN ({marks}) "
            f"AND NOT EXISTS (SELECT 1 FROM {_table(Assignment)} g WHERE g.{_col(Assignment, 'annotator_id')} = %s "
            f"AND g.{_col(Assignment, 'item_id')} = i.{_q('id')}) "
@@ -189,11 +219,17 @@ def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], li
     return sql, [study_id, *docs, annotator_id, *docs]
 
 
-def window_items(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> list[Item]:
+def window_slots(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> list[tuple[int, int, int]]:
+    """The window query's rows as (item id, n_assigned, doc_index): what a claim needs (the claimed item is
+    loaded whole afterwards, the others never are)."""
     if not documents:
         return []
-    sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit)
-    return [row[0] for row in _rows(sql, params, [Item])]
+    columns = f"i.{_q('id')}, i.{_col(Item, 'n_assigned')}, i.{_col(Item, 'doc_index')}"
+    sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit,
+                             columns=columns)
+    with _db().cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(int(pk), int(n), int(doc)) for pk, n, doc in cursor.fetchall()]
 
 
 @lru_cache(maxsize=None)
@@ -209,8 +245,8 @@ def _progress_sql(vendor: str) -> str:
 def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str) -> tuple[int, int, int, int]:
     """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
     over the annotator's own assignments (index on annotator) and the study row."""
-    with connection.cursor() as cursor:
-        cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
+    with _db().cursor() as cursor:
+        cursor.execute(_progress_sql(_db().vendor), [done, pending, study_id, annotator_id])
         n_done, n_pending, mine_open, n_open = cursor.fetchone()
     return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
 
@@ -225,7 +261,7 @@ def _locked_sql(vendor: str) -> str:
 
 def assignment_locked(assignment_id: int) -> tuple[Assignment, int | None, str | None, int | None]:
     """The assignment, locked for the rest of the transaction, and its current judgment's (id, digest, revision)."""
-    assignment, current_pk, digest, revision = _rows(_locked_sql(connection.vendor), [assignment_id], [Assignment])[0]
+    assignment, current_pk, digest, revision = _rows(_locked_sql(_db().vendor), [assignment_id], [Assignment])[0]
     return assignment, current_pk, digest, revision
 
 
@@ -239,8 +275,8 @@ def _claim_sql(vendor: str) -> str:
 
 def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
     """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
-    with connection.cursor() as cursor:
-        cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
+    with _db().cursor() as cursor:
+        cursor.execute(_claim_sql(_db().vendor), [seen + 1, not full, item_id, seen])
         return cursor.rowcount == 1
 
 
@@ -252,6 +288,32 @@ def _done_sql(vendor: str) -> str:
 
 def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) -> None:
     field = Assignment._meta.get_field("completed_at")
+    connection = _db()
     with connection.cursor() as cursor:
-        cursor.execute(_done_sql(connection.vendor),
+        cursor.execute(_done_sql(_db().vendor),
                        [status, field.get_db_prep_value(completed_at, connection), assignment_id])
+
+
+@lru_cache(maxsize=None)
+def _insert_sql(model: type[Model], vendor: str) -> tuple[str, list[Field]]:
+    connection = _db()
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    sql = (f"INSERT INTO {_table(model)} ({', '.join(_q(f.column) for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    if connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {_q(model._meta.pk.column)}"
+    return sql, fields
+
+
+def insert(obj: M) -> M:
+    """INSERT a new instance as ``save()`` would — defaults, ``auto_now_add``, each field's database
+    preparation — without the save machinery (no model here has save signals or an overridden save)."""
+    connection = _db()
+    sql, fields = _insert_sql(type(obj), connection.vendor)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        obj.pk = cursor.fetchone()[0] if connection.features.can_return_columns_from_insert else cursor.lastrowid
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj
