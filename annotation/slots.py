@@ -40,7 +40,7 @@ def slot_claim(*, item_id: int, seen: int, redundancy: int) -> tuple[bool, bool]
 def study_open_items_add(*, study: Study, delta: int) -> None:
     """Correct the study's count of open items (call it last in the transaction: it locks the study row)."""
     if delta:
-        Study.objects.filter(pk=study.pk).update(n_open_items=F("n_open_items") + delta)
+        statements.study_open_items_add(study_id=study.pk, delta=delta)
 
 
 @transaction.atomic

@@ -281,6 +281,17 @@ def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
 
 
 @lru_cache(maxsize=None)
+def _open_items_sql(vendor: str) -> str:
+    column = _col(Study, "n_open_items")
+    return f"UPDATE {_table(Study)} SET {column} = {column} + %s WHERE {_q('id')} = %s"
+
+
+def study_open_items_add(*, study_id: int, delta: int) -> None:
+    with _db().cursor() as cursor:
+        cursor.execute(_open_items_sql(_db().vendor), [delta, study_id])
+
+
+@lru_cache(maxsize=None)
 def _done_sql(vendor: str) -> str:
     return (f"UPDATE {_table(Assignment)} SET {_col(Assignment, 'status')} = %s, "
             f"{_col(Assignment, 'completed_at')} = %s WHERE {_q('id')} = %s")

@@ -35,8 +35,15 @@ def _too_many(request: HttpRequest, seconds: int) -> HttpResponse:
     return response
 
 
+#: Where the only views this middleware tells apart live: invitation links (a/<token>/…) and the
+#: Prolific entry (p/<slug>/). Other paths skip the URL resolver (Django resolves them once, later).
+_ROUTED_PREFIXES = ("/a/", "/p/")
+
+
 def _route(request: HttpRequest) -> tuple[str, bool]:
     """(view name, takes a token in its URL) of the request's path."""
+    if not request.path_info.startswith(_ROUTED_PREFIXES):
+        return "", False
     try:
         match = resolve(request.path_info)
     except Resolver404:
