@@ -35,6 +35,13 @@ def api() -> APIClient:
     return APIClient()
 
 
+@pytest.fixture
+def staff(client, admin_user):
+    """Django's test client logged in as a superuser (the researcher pages and the admin)."""
+    client.force_login(admin_user)
+    return client
+
+
 def annotator_client(annotator) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {annotator.token}")

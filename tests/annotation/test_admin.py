@@ -18,12 +18,6 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = reverse("admin:studies_study_changelist")
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def judge(study, n_annotators: int, n_each: int) -> None:
     for annotator in annotators_create(study=study, count=n_annotators):
         for _ in range(n_each):

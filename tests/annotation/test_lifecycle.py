@@ -21,12 +21,6 @@ from tests.factories import make_study, study_file
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def judge_all(annotator) -> int:
     n = 0
     while (assignment := assignment_next(annotator=annotator)) is not None:

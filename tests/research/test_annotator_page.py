@@ -13,12 +13,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def study():
     """A spammer who picks the scrambled candidate of every spam item, and revises one answer."""
     study = make_study(slug="ap", protocol="choice", n_items=8, n_candidates=2,

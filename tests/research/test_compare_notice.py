@@ -12,12 +12,6 @@ from tests.factories import make_study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def test_one_system_per_item_and_no_scores(staff):
     study = make_study(slug="one", n_items=4, n_candidates=2)  # reference + sys1: DiaBLa-like
     readiness = study_compare_readiness(study=study)

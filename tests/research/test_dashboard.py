@@ -11,12 +11,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def outsider(client, django_user_model):
     client.force_login(django_user_model.objects.create_user("outsider", password="x"))
     return client

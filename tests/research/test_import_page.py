@@ -18,12 +18,6 @@ def upload(name: str, content: str | bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, content.encode() if isinstance(content, str) else content)
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def test_staff_only(client, django_user_model):
     assert client.get(URL).status_code == 302
     client.force_login(django_user_model.objects.create_user("u", password="x"))

@@ -18,12 +18,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def study():
     study = make_study(slug="inv", n_items=3, settings={"redundancy": 2, "spam_rate": 0})
     first, _second = annotators_create(study=study, count=2)

@@ -11,12 +11,6 @@ from tests.factories import make_study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def url(slug: str, item: int | None = None) -> str:
     return reverse("studies:preview", args=[slug]) + (f"?item={item}" if item else "")
 

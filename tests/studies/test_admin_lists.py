@@ -12,12 +12,6 @@ from tests.factories import make_study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 @pytest.mark.parametrize("typed,stored", [
     ("neither", ["neither"]), ("neither, tie", ["neither", "tie"]), ("neither\ntie\n\n invalid ", ["neither", "tie", "invalid"]),
     ("", []), ("a, b\nc", ["a, b", "c"]),

@@ -20,12 +20,6 @@ from tests.factories import make_study, study_file
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def judge(study: Study, n_annotators: int = 1, n_each: int = 1) -> None:
     for annotator in annotators_create(study=study, count=n_annotators):
         for _ in range(n_each):
