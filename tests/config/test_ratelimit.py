@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import time
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -19,6 +20,14 @@ from tests.factories import make_study
 pytestmark = pytest.mark.django_db
 
 LIMIT = 20  # RATELIMIT_INVALID_TOKENS default, documented in docs/deploy.md
+
+
+@pytest.fixture(autouse=True)
+def _mid_window_clock():
+    """The limits count in fixed windows aligned on the clock: a test whose requests straddled a window
+    boundary would see the count start again (CI once did). Pin the limiter's clock mid-window."""
+    with mock.patch.object(ratelimit, "time", SimpleNamespace(time=lambda: 1_800_000_030.0)):
+        yield
 
 
 def test_429_after_the_documented_number_of_invalid_tokens():
