@@ -51,7 +51,6 @@ def _col(model: type[Model], attname: str) -> str:
     return _q(field.column)
 
 
-@lru_cache(maxsize=None)
 def _columns(model: type[Model], alias: str) -> str:
     """``alias."col1", alias."col2", …``: every concrete column, in the order ``_load`` reads them."""
     return ", ".join(f"{alias}.{_q(f.column)}" for f in model._meta.concrete_fields)
