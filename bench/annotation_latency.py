@@ -36,6 +36,39 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def time_next_and_submit(annotators: list, calls: int) -> tuple[list[float], list[float], list[int], list[int]]:
+    """``calls`` next → submit cycles through the JSON API, the annotators taking turns, each answer a ranking
+    in screen order: (next ms, submit ms, next query counts, submit query counts). Django must be set up."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
+
+    clients = []
+    for annotator in annotators:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {annotator.token}")
+        clients.append(client)
+    next_ms: list[float] = []
+    submit_ms: list[float] = []
+    next_q: list[int] = []
+    submit_q: list[int] = []
+    for n in range(calls):
+        client = clients[n % len(clients)]
+        with CaptureQueriesContext(connection) as q:
+            t = time.perf_counter()
+            data = client.get("/api/v1/annotate/next").json()
+            next_ms.append((time.perf_counter() - t) * 1000)
+        next_q.append(len(q))
+        ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
+        with CaptureQueriesContext(connection) as q:
+            t = time.perf_counter()
+            resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": ranks}, format="json")
+            submit_ms.append((time.perf_counter() - t) * 1000)
+        submit_q.append(len(q))
+        assert resp.status_code == 201, resp.content
+    return next_ms, submit_ms, next_q, submit_q
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=20_000)
@@ -50,9 +83,6 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-    from rest_framework.test import APIClient
 
     from annotation.services import annotators_create
     from studies.importing import study_import
@@ -62,26 +92,7 @@ def main() -> None:
     t = time.perf_counter()
     study = study_import(status="open", data=data)
     import_s = time.perf_counter() - t
-    clients = []
-    for annotator in annotators_create(study=study, count=3):
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {annotator.token}")
-        clients.append(client)
-    next_ms, submit_ms, next_q, submit_q = [], [], [], []
-    for n in range(args.calls):
-        client = clients[n % len(clients)]
-        with CaptureQueriesContext(connection) as q:
-            t = time.perf_counter()
-            data = client.get("/api/v1/annotate/next").json()
-            next_ms.append((time.perf_counter() - t) * 1000)
-        next_q.append(len(q))
-        ranks = {c["id"]: k + 1 for k, c in enumerate(data["candidates"])}
-        with CaptureQueriesContext(connection) as q:
-            t = time.perf_counter()
-            resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": ranks}, format="json")
-            submit_ms.append((time.perf_counter() - t) * 1000)
-        submit_q.append(len(q))
-        assert resp.status_code == 201, resp.content
+    next_ms, submit_ms, next_q, submit_q = time_next_and_submit(annotators_create(study=study, count=3), args.calls)
     n_items = study.items.count()
     print(f"import_study: {args.items:,} items x 5 candidates (+{n_items - args.items} spam items) "
           f"in {import_s:.2f} s")

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.annotation_latency import percentile, study_file  # noqa: E402 (the same study file and percentile)
+from bench.annotation_latency import percentile, study_file, time_next_and_submit  # noqa: E402 (the same study, loop and percentile)
 
 
 def main() -> None:
@@ -40,8 +40,6 @@ def main() -> None:
 
     django.setup()
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-    from rest_framework.test import APIClient
 
     from annotation.ordering import walk_for
     from annotation.services import annotators_create
@@ -67,27 +65,7 @@ def main() -> None:
                 with connection.cursor() as cursor:
                     cursor.execute("ANALYZE studies_item; ANALYZE annotation_assignment")
             annotators = annotators_create(study=study, count=3)
-            clients = []
-            for annotator in annotators:
-                client = APIClient()
-                client.credentials(HTTP_AUTHORIZATION=f"Token {annotator.token}")
-                clients.append(client)
-            next_ms, submit_ms, next_q, submit_q = [], [], [], []
-            for n in range(args.calls):
-                client = clients[n % len(clients)]
-                with CaptureQueriesContext(connection) as q:
-                    t = time.perf_counter()
-                    body = client.get("/api/v1/annotate/next").json()
-                    next_ms.append((time.perf_counter() - t) * 1000)
-                next_q.append(len(q))
-                ranks = {c["id"]: k + 1 for k, c in enumerate(body["candidates"])}
-                with CaptureQueriesContext(connection) as q:
-                    t = time.perf_counter()
-                    resp = client.post(f"/api/v1/annotate/{body['assignment']}/judgment", {"ranks": ranks},
-                                       format="json")
-                    submit_ms.append((time.perf_counter() - t) * 1000)
-                submit_q.append(len(q))
-                assert resp.status_code == 201, resp.content
+            next_ms, submit_ms, next_q, submit_q = time_next_and_submit(annotators, args.calls)
             n_items = study.items.count()
             print(f"{n_items:>7,} items (import {import_s:5.1f} s)   "
                   f"next median {statistics.median(next_ms):5.1f} ms p95 {percentile(next_ms, 0.95):5.1f} ms "
