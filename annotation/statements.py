@@ -32,8 +32,8 @@ Converter = Callable[[Any, Any, Any], Any]
 
 
 def _db() -> BaseDatabaseWrapper:
-    """The default connection, looked up once per statement (``django.db.connection`` is a proxy that
-    looks it up again on every attribute)."""
+    """The default connection, held in a local while a statement runs (``django.db.connection`` is a
+    proxy that looks it up again on every attribute access)."""
     return connections[DEFAULT_DB_ALIAS]
 
 
@@ -244,8 +244,9 @@ def _progress_sql(vendor: str) -> str:
 def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str) -> tuple[int, int, int, int]:
     """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
     over the annotator's own assignments (index on annotator) and the study row."""
-    with _db().cursor() as cursor:
-        cursor.execute(_progress_sql(_db().vendor), [done, pending, study_id, annotator_id])
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
         n_done, n_pending, mine_open, n_open = cursor.fetchone()
     return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
 
@@ -274,8 +275,9 @@ def _claim_sql(vendor: str) -> str:
 
 def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
     """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
-    with _db().cursor() as cursor:
-        cursor.execute(_claim_sql(_db().vendor), [seen + 1, not full, item_id, seen])
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
         return cursor.rowcount == 1
 
 
@@ -286,8 +288,9 @@ def _open_items_sql(vendor: str) -> str:
 
 
 def study_open_items_add(*, study_id: int, delta: int) -> None:
-    with _db().cursor() as cursor:
-        cursor.execute(_open_items_sql(_db().vendor), [delta, study_id])
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_open_items_sql(connection.vendor), [delta, study_id])
 
 
 @lru_cache(maxsize=None)
@@ -300,7 +303,7 @@ def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) 
     field = Assignment._meta.get_field("completed_at")
     connection = _db()
     with connection.cursor() as cursor:
-        cursor.execute(_done_sql(_db().vendor),
+        cursor.execute(_done_sql(connection.vendor),
                        [status, field.get_db_prep_value(completed_at, connection), assignment_id])
 
 
