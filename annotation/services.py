@@ -11,7 +11,7 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
@@ -158,37 +158,56 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int)
     """
     walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_documents)
     for _attempt in range(5):
-        lost_race = False
-        with transaction.atomic():
-            step = cursor
-            for _window in range(ordering.MAX_WINDOWS):
-                if step >= walk.p:
-                    break
-                window, after = walk.window(step)
-                if window:
-                    rows = window_slots(study=study, annotator=annotator, documents=[doc for _, doc in window])
-                    steps = dict((doc, s) for s, doc in window)
-                    for item_id, seen, doc in rows:
-                        made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc])
-                        if made is not None:
-                            return made
-                    lost_race = lost_race or bool(rows)
-                step = after
-            offset = ordering.fallback_offset(seed=study.seed, sequence=annotator.sequence, request=sequence,
-                                              n_documents=study.n_documents)
-            for part in (Q(doc_index__gte=offset), Q(doc_index__lt=offset)):
-                tail = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
-                            .values_list("pk", "n_assigned")[:_CANDIDATES])
-                for item_id, seen in tail:
-                    made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step)
-                    if made is not None:
-                        return made
-                lost_race = lost_race or bool(tail)
-                if tail or not offset:
-                    break
-        if not lost_race:
-            return None
+        try:
+            made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor)
+        except OperationalError as exc:
+            if not _is_deadlock(exc):
+                raise
+            # PostgreSQL broke a lock cycle between concurrent hand-outs by rolling this attempt back
+            # whole (CI saw it once with 12 annotators on 24 items): nothing of it was stored, look again.
+            continue
+        if made is not None or not lost_race:
+            return made
     return None
+
+
+def _is_deadlock(exc: OperationalError) -> bool:
+    """PostgreSQL's deadlock_detected (SQLSTATE 40P01), as psycopg reports it under Django's wrapper."""
+    return getattr(exc.__cause__, "sqlstate", None) == "40P01"
+
+
+def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, sequence: int,
+                   cursor: int) -> tuple[Assignment | None, bool]:
+    """One transaction of the hand-out: (the assignment made or None, whether a lost race may explain None)."""
+    lost_race = False
+    with transaction.atomic():
+        step = cursor
+        for _window in range(ordering.MAX_WINDOWS):
+            if step >= walk.p:
+                break
+            window, after = walk.window(step)
+            if window:
+                rows = window_slots(study=study, annotator=annotator, documents=[doc for _, doc in window])
+                steps = dict((doc, s) for s, doc in window)
+                for item_id, seen, doc in rows:
+                    made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc])
+                    if made is not None:
+                        return made, lost_race
+                lost_race = lost_race or bool(rows)
+            step = after
+        offset = ordering.fallback_offset(seed=study.seed, sequence=annotator.sequence, request=sequence,
+                                          n_documents=study.n_documents)
+        for part in (Q(doc_index__gte=offset), Q(doc_index__lt=offset)):
+            tail = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
+                        .values_list("pk", "n_assigned")[:_CANDIDATES])
+            for item_id, seen in tail:
+                made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step)
+                if made is not None:
+                    return made, lost_race
+            lost_race = lost_race or bool(tail)
+            if tail or not offset:
+                break
+    return None, lost_race
 
 
 def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, sequence: int,

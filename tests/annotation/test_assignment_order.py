@@ -182,3 +182,52 @@ def test_many_annotators_working_at_once_give_exactly_the_redundancy():
     assert len(per_item) == 24 and set(per_item.values()) == {2}
     assert set(Item.objects.filter(study=study).values_list("n_assigned", "is_open")) == {(2, False)}
     assert Study.objects.get(pk=study.pk).n_open_items == 0
+
+
+class _PgError(Exception):
+    def __init__(self, sqlstate: str):
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+def _operational(sqlstate: str):
+    from django.db import OperationalError
+    error = OperationalError(f"sqlstate {sqlstate}")
+    error.__cause__ = _PgError(sqlstate)
+    return error
+
+
+def test_a_hand_out_chosen_as_deadlock_victim_is_tried_again():
+    """PostgreSQL rolls one transaction of a lock cycle back (40P01): the hand-out looks again, once stored."""
+    from unittest import mock
+
+    from annotation import services
+    study = make_study(slug="deadlock", n_items=4, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    real_claim = services._claim
+    calls = []
+
+    def claim_once_deadlocked(*args, **kwargs):
+        calls.append(args[2])
+        if len(calls) == 1:
+            raise _operational("40P01")
+        return real_claim(*args, **kwargs)
+
+    with mock.patch.object(services, "_claim", side_effect=claim_once_deadlocked):
+        assignment = assignment_next(annotator=annotator)
+    assert assignment is not None and len(calls) == 2 and calls[0] == calls[1] == assignment.item_id
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
+    assert Item.objects.get(pk=assignment.item_id).n_assigned == 1
+
+
+def test_other_database_errors_of_the_hand_out_are_not_retried():
+    from unittest import mock
+
+    from annotation import services
+    study = make_study(slug="outage", n_items=2, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    with mock.patch.object(services, "_claim", side_effect=_operational("08006")) as claim:
+        with pytest.raises(Exception) as raised:
+            assignment_next(annotator=annotator)
+    assert getattr(raised.value.__cause__, "sqlstate", None) == "08006" and claim.call_count == 1
+    assert not Assignment.objects.filter(annotator=annotator).exists()
