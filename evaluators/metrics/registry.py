@@ -1,0 +1,16 @@
+"""Every registered automatic evaluator: importing this module imports each evaluator module once.
+
+An evaluator module registers its evaluators at import time
+(:func:`evaluators.metrics.corpus.register`); add a new module's import here.
+"""
+from __future__ import annotations
+
+from evaluators.metrics.corpus import CorpusEvaluator, registered
+
+# One import per evaluator module (each registers its evaluators on import).
+# (none yet: the issue-13 branches add theirs here)
+
+
+def evaluators() -> dict[str, CorpusEvaluator]:
+    """Every registered evaluator, by name."""
+    return registered()
