@@ -21,7 +21,9 @@ demo: $(VENV)/.installed messages
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_demo --base-url http://127.0.0.1:$(PORT)
-	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+	@# A task worker beside the server runs the evaluators queued from the compare page (docs/deploy.md).
+	$(PY) manage.py db_worker --no-reload & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # Browser tests need Debian's chromium; installed when missing and apt is there.
 browser:

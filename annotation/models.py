@@ -71,6 +71,11 @@ class Assignment(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     order_step = models.PositiveIntegerField(default=0, help_text="The annotator's place in their document permutation "
                                                                   "after this hand-out (where the next one looks first).")
+    checks_owed = models.PositiveSmallIntegerField(
+        default=0, help_text="Check slots of the annotator's schedule passed but not yet served after this hand-out "
+                             "(a check waits for the end of a document; annotation.ordering.CheckSchedule).")
+    check_run = models.PositiveSmallIntegerField(
+        default=0, help_text="Checks in a row ending with this assignment (never more than two).")
 
     class Meta:
         ordering = ["annotator_id", "sequence"]  # by column: "annotator" would join up to studies

@@ -134,8 +134,9 @@ def start_screen(*, annotator: Annotator) -> dict[str, Any]:
     """The start page's figures: items answered, items in all, a time estimate, and whether all are done."""
     progress = selectors.progress(annotator=annotator)
     remaining = progress["total"] - progress["done"]
-    median = selectors.median_item_duration_ms(study=annotator.study) if remaining > 0 else None
+    median, n_answers = selectors.median_item_duration_ms(study=annotator.study) if remaining > 0 else (None, 0)
     return {
+        "estimate_n": n_answers,
         "done_count": progress["done"],
         "total_count": progress["total"],
         "remaining_count": remaining,

@@ -147,19 +147,28 @@ def assignments_done_count(*, annotator: Annotator) -> int:
     return annotator.assignments.filter(status=AssignmentStatus.DONE).count()
 
 
-def median_item_duration_ms(*, study: Study) -> int | None:
-    """Median time annotators took on an item of this study so far (first answers only), or None.
+#: Answers needed before the start page promises a time.
+ESTIMATE_MIN_ANSWERS = 20
 
-    Two queries (a count, then the middle row); the median, not the mean, so an
-    item left open over lunch does not inflate the estimate.
+
+def median_item_duration_ms(*, study: Study, minimum: int = ESTIMATE_MIN_ANSWERS) -> tuple[int | None, int]:
+    """(median milliseconds per item, answers it is the median of) — (None, n) below ``minimum`` answers.
+
+    Only answers that count: first answers to real (not spam) items of annotators who are neither
+    pilots nor excluded, no faster than the study's ``min_seconds`` (QC's too-fast rule), so one
+    speeder cannot promise "less than a minute". Two queries (a count, then the middle rows); the
+    median, not the mean, so an item left open over lunch does not inflate the estimate.
     """
-    qs = (Judgment.objects.filter(assignment__item__study=study, revision=1, duration_ms__isnull=False)
+    qs = (Judgment.objects.filter(assignment__item__study=study, revision=1, duration_ms__isnull=False,
+                                  duration_ms__gte=int((study.min_seconds or 0) * 1000),
+                                  assignment__item__is_spam=False, assignment__annotator__is_pilot=False,
+                                  assignment__annotator__excluded=False)
           .order_by("duration_ms").values_list("duration_ms", flat=True))
     n = qs.count()
-    if n == 0:
-        return None
+    if n == 0 or n < minimum:
+        return None, n
     middle = [d for d in qs[(n - 1) // 2:n // 2 + 1] if d is not None]
-    return int(sum(middle) / len(middle))
+    return int(sum(middle) / len(middle)), n
 
 
 @dataclass

@@ -106,9 +106,10 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
         if counted >= study.items_per_annotator:
             return None
     cursor = last.order_step if last is not None else 0
+    checks = _checks_due(study, annotator, last, sequence=done + 1)
     for look in ("first", "after releasing stale reservations"):
         try:
-            handed_out = _hand_out(study, annotator, sequence=done + 1, cursor=cursor)
+            handed_out = _hand_out(study, annotator, sequence=done + 1, cursor=cursor, checks=checks)
         except IntegrityError:
             # The same annotator asked twice at once and the other request took this sequence
             # number; ours rolled back whole (the slot too): give them the one that request made.
@@ -120,6 +121,33 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
             return None
     return None
 
+
+class _Checks:
+    """The attention checks due at this hand-out (annotation.ordering.CheckSchedule).
+
+    ``owed``: check slots of the annotator's schedule reached but not served
+    (this position's slot included). A check waits while the annotator is in
+    the middle of a document, and is owed at most two deep (never more than two
+    checks in a row); ``served``: checks handed out so far, where the check walk
+    resumes.
+    """
+
+    __slots__ = ("owed", "served", "last_doc", "run")
+
+    def __init__(self, owed: int, served: int, last_doc: int | None, run: int = 0):
+        self.owed, self.served, self.last_doc, self.run = owed, served, last_doc, run
+
+
+def _checks_due(study: Study, annotator: Annotator, last: Assignment | None, *, sequence: int) -> _Checks:
+    if not study.n_spam_items:
+        return _Checks(0, 0, None)
+    schedule = ordering.check_schedule(seed=study.seed, sequence=annotator.sequence, n_checks=study.n_spam_items,
+                                       n_items=study.n_real_items + study.n_spam_items)
+    carried = last.checks_owed if last is not None else 0
+    owed = min(2, carried + (1 if schedule.is_check(sequence) else 0))
+    served = max(0, schedule.checks_up_to(sequence) - owed)
+    return _Checks(owed, served, last.item.doc_index if last is not None and not last.item.is_spam else None,
+                   run=last.check_run if last is not None else 0)
 
 def _last_assignment(annotator: Annotator) -> Assignment | None:
     """The annotator's latest assignment with its item (the item's study is the annotator's, already loaded)."""
@@ -148,18 +176,25 @@ def window_slots(*, study: Study, annotator: Annotator, documents: list[int]) ->
                                    limit=_CANDIDATES)
 
 
-def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int) -> Assignment | None:
+def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int,
+              checks: _Checks | None = None) -> Assignment | None:
     """Claim the annotator's next open item in one transaction; None when no item is open to them.
 
-    First up to MAX_WINDOWS windows of the annotator's document walk (one query
-    each: the open items of WINDOW documents, in walk then document order);
-    then, for the tail of the study and items reopened behind the cursor, the
-    open items from a seeded document on (an index range scan, never a sort).
+    When a check is due (and the annotator is not in the middle of a
+    document), first a spam copy from the annotator's walk of the spam
+    documents. Otherwise, and when no check is open, up to MAX_WINDOWS windows
+    of the annotator's walk of the real documents (one query each: the open
+    items of WINDOW documents, in walk then document order); then, for the tail
+    of the study and items reopened behind the cursor, the open items from a
+    seeded document on (an index range scan, never a sort), real documents
+    before spam ones.
     """
-    walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_documents)
+    checks = checks or _Checks(0, 0, None)
+    n_real_docs = study.n_documents - study.n_spam_items
+    walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=n_real_docs)
     for _attempt in range(5):
         try:
-            made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor)
+            made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor, checks=checks)
         except OperationalError as exc:
             if not _is_deadlock(exc):
                 raise
@@ -177,10 +212,18 @@ def _is_deadlock(exc: OperationalError) -> bool:
 
 
 def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, sequence: int,
-                   cursor: int) -> tuple[Assignment | None, bool]:
+                   cursor: int, checks: _Checks) -> tuple[Assignment | None, bool]:
     """One transaction of the hand-out: (the assignment made or None, whether a lost race may explain None)."""
     lost_race = False
+    n_real_docs = walk.d
     with transaction.atomic():
+        if checks.owed and checks.run < 2 and not _document_goes_on(study, annotator, checks.last_doc):
+            made, lost = _hand_out_check(study, annotator, sequence=sequence, cursor=cursor, checks=checks,
+                                         first_doc=n_real_docs)
+            if made is not None:
+                return made, lost
+            lost_race = lost
+        owed = checks.owed
         step = cursor
         for _window in range(ordering.MAX_WINDOWS):
             if step >= walk.p:
@@ -190,28 +233,68 @@ def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, s
                 rows = window_slots(study=study, annotator=annotator, documents=[doc for _, doc in window])
                 steps = dict((doc, s) for s, doc in window)
                 for item_id, seen, doc in rows:
-                    made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc])
+                    made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc],
+                                  checks_owed=owed)
                     if made is not None:
                         return made, lost_race
                 lost_race = lost_race or bool(rows)
             step = after
+        # The tail: real documents first, from a seeded place; spam copies only when no real item is left.
         offset = ordering.fallback_offset(seed=study.seed, sequence=annotator.sequence, request=sequence,
-                                          n_documents=study.n_documents)
-        for part in (Q(doc_index__gte=offset), Q(doc_index__lt=offset)):
+                                          n_documents=n_real_docs)
+        real = Q(doc_index__lt=n_real_docs)
+        for part, run in ((real & Q(doc_index__gte=offset), 0), (real & Q(doc_index__lt=offset), 0),
+                          (~real, checks.run + 1)):
             tail = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
                         .values_list("pk", "n_assigned")[:_CANDIDATES])
             for item_id, seen in tail:
-                made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step)
+                made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step, checks_owed=owed,
+                              check_run=run)
                 if made is not None:
                     return made, lost_race
             lost_race = lost_race or bool(tail)
-            if tail or not offset:
+            if tail:
                 break
     return None, lost_race
 
 
+def _document_goes_on(study: Study, annotator: Annotator, last_doc: int | None) -> bool:
+    """Whether the annotator's last (real) document still has an open item for them: a check then waits."""
+    if last_doc is None:
+        return False
+    return _open_items(study, annotator).filter(doc_index=last_doc).exists()
+
+
+def _hand_out_check(study: Study, annotator: Annotator, *, sequence: int, cursor: int, checks: _Checks,
+                    first_doc: int) -> tuple[Assignment | None, bool]:
+    """A spam copy from the annotator's own walk of the spam documents (doc_index ≥ ``first_doc``).
+
+    The walk resumes at the number of checks already served; the real walk's
+    cursor is kept on the assignment, so the next real item comes from where
+    the annotator was.
+    """
+    lost_race = False
+    walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=study.n_spam_items,
+                             salt="checks-walk")
+    step = min(checks.served, max(walk.p - 1, 0))
+    for _window in range(ordering.MAX_WINDOWS):
+        if step >= walk.p:
+            break
+        window, after = walk.window(step)
+        if window:
+            rows = window_slots(study=study, annotator=annotator, documents=[first_doc + doc for _, doc in window])
+            for item_id, seen, _doc in rows:
+                made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=cursor,
+                              checks_owed=checks.owed - 1, check_run=checks.run + 1)
+                if made is not None:
+                    return made, lost_race
+            lost_race = lost_race or bool(rows)
+        step = after
+    return None, lost_race
+
+
 def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, sequence: int,
-           order_step: int) -> Assignment | None:
+           order_step: int, checks_owed: int = 0, check_run: int = 0) -> Assignment | None:
     """Take a slot of the item (whose count was ``seen``) and create the assignment; None when someone else
     changed its count first."""
     claimed, full = slots.slot_claim(item_id=item_id, seen=seen, redundancy=study.redundancy)
@@ -226,7 +309,7 @@ def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, seque
     item._prefetched_objects_cache = {"candidates": loaded}  # type: ignore[attr-defined]
     assignment = statements.insert(Assignment(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
-        candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands)))
+        checks_owed=checks_owed, check_run=check_run, candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands)))
     if full:
         slots.study_open_items_add(study=study, delta=-1)
     return assignment

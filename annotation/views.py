@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -179,10 +180,18 @@ def item_current(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     return redirect(_item_url(annotator, assignment))
 
 
+@csrf_exempt
 @require_http_methods(["GET", "POST"])
 @annotator_required
 def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str) -> HttpResponse:
-    """One of the annotator's items: GET shows it (pre-filled when judged), POST stores the answer."""
+    """One of the annotator's items: GET shows it (pre-filled when judged), POST stores the answer.
+
+    Exempt from Django's CSRF check: the annotator's credential is the secret token in the URL,
+    not a cookie, so another site cannot post for them without knowing it; and the session's
+    CSRF token changes whenever someone logs in or out of the admin in the same browser (a
+    researcher piloting their own study), which made every later answer of an open annotator
+    tab fail with 403 until a reload.
+    """
     found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
     if found is None:
         return _message(request, status=404, title=_("Item not found"), study=annotator.study,

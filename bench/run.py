@@ -217,6 +217,10 @@ def main() -> None:
     print("annotation side (bench/annotation_latency.py):", flush=True)
     subprocess.run([PY, "-W", "ignore", str(ROOT / "bench" / "annotation_latency.py"), "--items", str(args.study_items)],
                    env=env, cwd=ROOT, check=True)
+    print()
+    print("BlonDe, ours vs the authors' implementation (bench/blonde_speed.py; skipped without spaCy and its scratch env):",
+          flush=True)
+    subprocess.run([PY, "-W", "ignore", str(ROOT / "bench" / "blonde_speed.py")], env=env, cwd=ROOT, check=True)
 
 
 if __name__ == "__main__":

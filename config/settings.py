@@ -68,6 +68,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files for /api/v1/docs/, served as our static files
     "django_htmx",
+    "django_tasks",
+    "django_tasks_db",
     "studies",
     "annotation",
     "evaluators",
@@ -148,6 +150,31 @@ else:
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
         "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ratelimit"},
     }
+
+# Background work (evaluators, large score imports, large comparisons) runs as tasks of
+# Django's Tasks framework (the django-tasks backport), never inside a web request; see
+# docs/deploy.md. TASKS_BACKEND: "database" (default: the tasks table of this database, run by
+# `python manage.py db_worker`; `make demo` starts one), "rq" (the Redis of REDIS_URL, run by
+# `python manage.py rqworker default` on any number of machines) or "immediate" (run inside
+# the call that queues it: tests, and one-off scripts).
+TASKS_BACKEND = os.getenv("TASKS_BACKEND", "database")
+_TASK_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "rq": "django_tasks_rq.RQBackend",
+    "immediate": "django_tasks.backends.immediate.ImmediateBackend",
+}
+if TASKS_BACKEND not in _TASK_BACKENDS:
+    raise ImproperlyConfigured(f"TASKS_BACKEND={TASKS_BACKEND!r}: use one of {', '.join(_TASK_BACKENDS)}")
+if TASKS_BACKEND == "rq":
+    if not REDIS_URL:
+        raise ImproperlyConfigured("TASKS_BACKEND=rq needs REDIS_URL (the Redis the workers take tasks from)")
+    INSTALLED_APPS.append("django_rq")
+    RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": envint("TASK_TIMEOUT", "21600")}}
+# A comparison of a study with more judgments than this is computed by a background task.
+COMPARE_INLINE_JUDGMENTS = envint("COMPARE_INLINE_JUDGMENTS", "20000")
+# An uploaded score file larger than this (bytes) is imported by a background task.
+SCORE_IMPORT_INLINE_BYTES = envint("SCORE_IMPORT_INLINE_BYTES", "1000000")
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND], "QUEUES": ["default"]}}
 
 # Rate limits per client address, "<count>/<seconds>" (config/ratelimit.py, docs/deploy.md):
 # failed token authentications (API 401s, unknown invitation links) and Prolific entries.

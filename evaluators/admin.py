@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from evaluators.models import Evaluator, MetricScore
+from evaluators.models import EvaluationJob, Evaluator, MetricScore
 
 
 @admin.register(Evaluator)
@@ -39,4 +39,24 @@ class MetricScoreAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: MetricScore | None = None) -> bool:
+        return False
+
+
+@admin.register(EvaluationJob)
+class EvaluationJobAdmin(admin.ModelAdmin):
+    """Background jobs (docs/deploy.md §10): read-only; they are queued from the compare page."""
+
+    list_display = ("pk", "study", "kind", "state", "progress_done", "progress_total", "requested_by", "created_at",
+                    "finished_at")
+    list_filter = ("state", "kind", "study")
+    list_select_related = ("study", "requested_by")
+    exclude = ("payload", "result")
+    readonly_fields = ("study", "kind", "params", "state", "progress_done", "progress_total", "progress_label",
+                       "summary", "errors", "data_version", "task_id", "requested_by", "created_at", "started_at",
+                       "finished_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: EvaluationJob | None = None) -> bool:
         return False

@@ -55,3 +55,70 @@ class MetricScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluator.name}:{self.item_id}/{self.system}={self.score:g}"
+
+
+class JobKind(models.TextChoices):
+    EVALUATE = "evaluate", "Run built-in evaluators"
+    IMPORT_SCORES = "import_scores", "Import a score file"
+    COMPARE = "compare", "Compute the comparison statistics"
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class EvaluationJob(models.Model):
+    """One piece of long evaluation work run by a task worker, never inside a web request.
+
+    The row is the job's state as the researcher sees it (queued, running with
+    progress, done with a summary, failed with its error), independent of the
+    task backend: the database backend's own result rows, RQ's Redis keys and the
+    immediate backend (tests) all report through this one table, so the compare
+    page can show it after a reload, from any web server.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="evaluation_jobs",
+                              help_text="The study the work is for.")
+    kind = models.CharField(max_length=20, choices=JobKind.choices, help_text="What the job does.")
+    params = models.JSONField(default=dict, blank=True,
+                              help_text="The job's input: evaluator names, import options, comparison options.")
+    payload = models.TextField(blank=True, help_text="A score file's text for an import job (emptied once imported).")
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED, db_index=True,
+                             help_text="Queued until a worker takes it; running; done; failed.")
+    progress_done = models.PositiveIntegerField(default=0, help_text="Units of work done (segments, documents, rows).")
+    progress_total = models.PositiveIntegerField(default=0, help_text="Units of work in all (0 while unknown).")
+    progress_label = models.CharField(max_length=200, blank=True, help_text="What is being worked on now.")
+    summary = models.TextField(blank=True, help_text="What a finished job did, one line per result.")
+    errors = models.JSONField(default=list, blank=True, help_text="Why a failed job failed (one message per problem).")
+    result = models.JSONField(null=True, blank=True, help_text="A comparison job's result (the compare JSON).")
+    data_version = models.CharField(max_length=64, blank=True,
+                                    help_text="For comparison jobs: the judgments/scores version the result was computed on.")
+    task_id = models.CharField(max_length=64, blank=True, help_text="The task backend's id for the job's task.")
+    requested_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+", help_text="Who asked for the work (none from the command line).")
+    created_at = models.DateTimeField(auto_now_add=True, help_text="When the job was queued.")
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker started it.")
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="When it finished or failed.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["study", "kind", "state"], name="evaljob_study_kind_state")]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.kind}#{self.pk} ({self.state})"
+
+    @property
+    def active(self) -> bool:
+        return self.state in (JobState.QUEUED, JobState.RUNNING)
+
+    @property
+    def percent(self) -> int | None:
+        """Progress in whole percent, or None while the amount of work is unknown."""
+        if self.state == JobState.DONE:
+            return 100
+        if not self.progress_total:
+            return None
+        return min(100, int(100 * self.progress_done / self.progress_total))

@@ -11,6 +11,8 @@ doi:10.1007/s10579-020-09514-4. Licence CC BY-SA 4.0.
 """
 from __future__ import annotations
 
+import functools
+
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -180,14 +182,28 @@ There are no ties: give every version a different rank.
 """
 
 
+def _blinded(builder: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """A demo builder whose study normalises typography (docs/protocols/blinding.md).
+
+    DiaBLa's human references are typeset (curly quotes, "…", no-break spaces) and its MT outputs
+    are not: left as they are, these cues single out the hidden reference in up to 44% of items.
+    """
+    @functools.wraps(builder)
+    def build() -> dict[str, Any]:
+        data = builder()
+        data["settings"] = {**data["settings"], "normalise_typography": True}
+        return data
+    return build
+
+
 #: The demo, in load order. Another builder is one more line here.
-DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [
+DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [_blinded(b) for b in (
     build_pronoun_mono,
     build_coherence_blocks,
     build_mt_preference,  # choice: reference vs MT, A / B / Neither / Invalid (studies/demo_protocols.py)
     build_mt_correctness,  # judgment: correct / incorrect of the marked pronouns (studies/demo_protocols.py)
     build_connective_preference,  # choice: connective kept vs deleted, DiP A.4 (studies/demo_connectives.py)
-]
+)]
 
 
 def write_study_files(directory: Path = STUDIES_DIR) -> list[Path]:

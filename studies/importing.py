@@ -387,8 +387,9 @@ def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
                          source_sentences=data.get("source_sentences", []),
                          target_context=data["target_context"], metadata=data["metadata"],
                          order_key=document_order_key(study.seed, doc), doc_index=index[doc]))
-    study.n_documents, study.n_open_items = len(index), len(objs)
-    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items)
+    study.n_documents, study.n_open_items, study.n_real_items = len(index), len(objs), len(objs)
+    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items,
+                                             n_real_items=study.n_real_items)
     created = Item.objects.bulk_create(objs, batch_size=2000)
     if any(o.pk is None for o in created):  # backends that do not return pks from bulk_create
         created = list(Item.objects.filter(study=study, is_spam=False).order_by("pk"))

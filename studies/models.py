@@ -98,6 +98,9 @@ class Study(models.Model):
     # Bookkeeping for assignment (annotation.ordering): never set by hand.
     n_documents = models.PositiveIntegerField(default=0, help_text="Documents (real and spam), numbered 0..n-1 by Item.doc_index.")
     n_open_items = models.IntegerField(default=0, help_text="Items still short of their redundancy (kept with every claim and release).")
+    n_real_items = models.PositiveIntegerField(default=0, help_text="Items of the study file (not spam copies).")
+    n_spam_items = models.PositiveIntegerField(default=0, help_text="Spam copies; each is its own document, numbered "
+                                                                    "after the real ones (doc_index ≥ n_documents − n_spam_items).")
 
     class Meta:
         ordering = ["-created_at"]

@@ -248,4 +248,7 @@ def _number_spam_documents(study: Study, created: list[Item]) -> None:
     Item.objects.bulk_update(created, ["doc_index"], batch_size=2000)
     study.n_documents = n_real_docs + len(index)
     study.n_open_items = study.items.count()
-    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items)
+    study.n_spam_items = len(created)
+    study.n_real_items = study.n_open_items - len(created)
+    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items,
+                                             n_spam_items=study.n_spam_items, n_real_items=study.n_real_items)

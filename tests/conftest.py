@@ -30,6 +30,17 @@ def _fresh_rate_limits():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _immediate_tasks():
+    """Background tasks run inside the call that queues them (Django's immediate task backend);
+    tests/evaluators/jobs/test_worker.py runs them through the database backend and a real worker.
+    (override_settings, not the ``settings`` fixture: some tests parametrize a ``settings`` argument.)"""
+    from django.test import override_settings
+
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}):
+        yield
+
+
 @pytest.fixture
 def api() -> APIClient:
     return APIClient()

@@ -111,3 +111,16 @@ def study_comparison_cached(*, study: Study, names: list[str] | None = None, hum
         result = study_comparison(study=study, names=names, human_score=human_score, n_boot=n_boot, seed=seed)
         cache.set(key, result, CACHE_SECONDS)
     return result
+
+
+def comparison_data_version(study: Study) -> str:
+    """The digest a comparison result is valid for (judgments, exclusions, items, scores)."""
+    return _data_version(study)
+
+
+def comparison_cache_put(*, study: Study, result: dict[str, Any], version: str, names: list[str] | None = None,
+                         human_score: str = "expected_wins", n_boot: int = 1000, seed: int = 0) -> None:
+    """Store a result computed elsewhere (a background job) where :func:`study_comparison_cached` finds it."""
+    options = {"names": sorted(names) if names else None, "human_score": human_score, "n_boot": n_boot, "seed": seed}
+    key = "study-compare:" + hashlib.sha256(json.dumps([version, options], sort_keys=True).encode()).hexdigest()
+    cache.set(key, result, CACHE_SECONDS)

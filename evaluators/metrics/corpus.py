@@ -47,6 +47,9 @@ class Corpus:
     source_language: str = ""
     #: True when ``target_language`` was guessed from the text rather than given (reported as a guess).
     target_language_guessed: bool = False
+    #: Human annotations of references, by segment key: kind -> phrases of that reference (BlonDe+'s
+    #: "ambiguity" / "ellipsis" spans, Jiang et al. 2022 §4.3); empty when there are none.
+    annotations: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:

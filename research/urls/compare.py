@@ -7,4 +7,5 @@ urlpatterns = [
     path("<slug:slug>/compare/", compare.compare_page, name="compare-report"),
     path("<slug:slug>/compare/run", compare.compare_run, name="compare-run"),
     path("<slug:slug>/compare/import", compare.compare_import, name="compare-import"),
+    path("<slug:slug>/compare/jobs", compare.compare_jobs, name="compare-jobs"),
 ]

@@ -3,17 +3,21 @@
 Both call :func:`evaluators.comparison.selectors.study_comparison`, the function
 behind ``compare SLUG --json``, so page, API and command cannot disagree.
 Writes (running built-in evaluators, importing a score file) go through the
-services in :mod:`evaluators.metrics.scores`.
+services in :mod:`evaluators.metrics.scores`; evaluators, large imports and the
+statistics of a large study run as background jobs (:mod:`evaluators.jobs`),
+whose progress the page polls.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -28,8 +32,10 @@ from evaluators.comparison.display import contrastive_table, dip_rows, mean_rows
 from research.forms import CompareOptionsForm, EvaluatorRunForm, ScoreImportForm
 from evaluators.comparison.plot import scatter
 from evaluators.comparison.readiness import study_compare_readiness
-from evaluators.comparison.selectors import evaluators_for_study, study_comparison_cached
-from evaluators.metrics.scores import ScoreFileError, evaluator_run, scores_import
+from evaluators.comparison.selectors import evaluators_for_study
+from evaluators.jobs import comparison_or_job, job_submit, study_jobs
+from evaluators.metrics.scores import ScoreFileError, scores_import
+from evaluators.models import EvaluationJob, JobKind
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -94,7 +100,10 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         options = {"human_score": "expected_wins", "n_boot": 1000, "seed": 0}
         if request.GET:
             status_code = 400
-    result = study_comparison_cached(study=study, **options)
+    result, pending = comparison_or_job(study=study, options=options, user=request.user)
+    if result is None:
+        return render(request, "evaluators/compare_pending.html", {
+            "study": study, "job": pending, "options": options, **_jobs_context(study, pending)}, status=status_code)
     return render(request, "evaluators/compare.html", {
         "study": study, "result": result, "options_form": options_form, "options": options,
         "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
@@ -108,6 +117,7 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
         "import_errors": import_errors or [],
         "readiness": study_compare_readiness(study=study),
+        **_jobs_context(study),
     }, status=status_code)
 
 
@@ -124,9 +134,10 @@ def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
     form = EvaluatorRunForm(request.POST)
     if not form.is_valid():
         return _page(request, study, run_form=form, status_code=400)
-    for name in form.cleaned_data["evaluators"]:
-        evaluator = evaluator_run(study=study, name=name)
-        messages.success(request, f"{name}: {evaluator.scores.count()} scores stored.")
+    names = list(dict.fromkeys(form.cleaned_data["evaluators"]))
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": names}, user=request.user)
+    messages.info(request, f"Queued {', '.join(names)} (job {job.pk}); its progress is shown below under "
+                           "“Background jobs”, and the tables update when it is done.")
     return _back(request, study)
 
 
@@ -138,6 +149,13 @@ def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _page(request, study, import_form=form, status_code=400)
     file_name, content = form.cleaned_data["file"]
+    if len(content.encode()) > settings.SCORE_IMPORT_INLINE_BYTES:
+        job = job_submit(study=study, kind=JobKind.IMPORT_SCORES, payload=content, user=request.user,
+                         params={"file_name": file_name, "name": form.cleaned_data.get("name") or "",
+                                 "higher_is_better": form.higher_is_better()})
+        messages.info(request, f"{file_name} is large: it is imported in the background (job {job.pk}); "
+                               "its progress and any errors are shown under “Background jobs”.")
+        return _back(request, study)
     try:
         evaluators = scores_import(study=study, file_name=file_name, content=content,
                                    name=form.cleaned_data.get("name") or None, higher_is_better=form.higher_is_better())
@@ -146,6 +164,41 @@ def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
     for evaluator in evaluators:
         messages.success(request, f"{evaluator.name}: {evaluator.scores.count()} scores imported.")
     return _back(request, study)
+
+
+@require_GET
+@staff_member_required
+def compare_jobs(request: HttpRequest, slug: str) -> HttpResponse:
+    """The background-jobs panel (polled by htmx while a job is queued or running).
+
+    ``?watch=ID&watch=ID`` names the jobs the page saw active: when one of them
+    has finished since, the page must show new numbers, so htmx is told to
+    reload it (``HX-Refresh``).
+    """
+    study = get_object_or_404(Study, slug=slug)
+    watched = [int(v) for v in request.GET.getlist("watch") if v.isdigit()]
+    response = render(request, "evaluators/_jobs.html", _jobs_context(study, _pending_job(request, study)))
+    if watched and EvaluationJob.objects.filter(study=study, pk__in=watched, finished_at__isnull=False).exists():
+        response["HX-Refresh"] = "true"
+    return response
+
+
+def _jobs_context(study: Study, pending: EvaluationJob | None = None) -> dict[str, Any]:
+    """The jobs panel's context: recent jobs, the pending comparison (if any), and what to poll."""
+    jobs = study_jobs(study)
+    active = [j.pk for j in jobs if j.active] + ([pending.pk] if pending is not None and pending.active else [])
+    poll_url = ""
+    if active:
+        query = "&".join(f"watch={pk}" for pk in active) + (f"&pending={pending.pk}" if pending is not None else "")
+        poll_url = reverse("compare-jobs", args=[study.slug]) + "?" + query
+    waiting = any(j.state == "queued" and (timezone.now() - j.created_at).total_seconds() > 60
+                  for j in jobs + ([pending] if pending is not None else []))
+    return {"study": study, "jobs": jobs, "pending": pending, "poll_url": poll_url, "jobs_waiting": waiting}
+
+
+def _pending_job(request: HttpRequest, study: Study) -> EvaluationJob | None:
+    value = request.GET.get("pending", "")
+    return EvaluationJob.objects.filter(study=study, pk=int(value)).first() if value.isdigit() else None
 
 
 def _back(request: HttpRequest, study: Study) -> HttpResponse:
@@ -168,7 +221,10 @@ class StudyCompareAPI(APIView):
                              description="Bootstrap seed, 0 to 2³²−1 (default 0)."),
             OpenApiParameter("evaluator", str, many=True, description="Only these evaluators (repeatable)."),
         ],
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        description="On a study with more judgments than COMPARE_INLINE_JUDGMENTS the statistics are computed by a "
+                    "background task: until they are ready the answer is 202 with the job's state and progress "
+                    "and a Retry-After header.",
     )
     def get(self, request: Request, slug: str) -> Response:
         study = get_object_or_404(Study, slug=slug)
@@ -184,4 +240,11 @@ class StudyCompareAPI(APIView):
                 return Response({"errors": {"evaluator": [f"no scores for {', '.join(unknown)}; available: "
                                                           f"{', '.join(sorted(known)) or 'none'}"]}},
                                 status=status.HTTP_400_BAD_REQUEST)
-        return Response(study_comparison_cached(study=study, names=names or None, **form.options()))
+        result, job = comparison_or_job(study=study, options={"names": names or None, **form.options()},
+                                        user=request.user)
+        if result is None and job is not None:
+            return Response({"state": job.state, "job": job.pk, "progress": job.percent,
+                             "detail": "The comparison of this large study is being computed in the background; "
+                                       "ask again shortly (or run `python manage.py compare SLUG --json`)."},
+                            status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "5"})
+        return Response(result)

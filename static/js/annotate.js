@@ -210,17 +210,38 @@
 
   /* Ranks of 10 and more: "0" is rank 10, and two digits typed within
    * TWO_DIGIT_MS make one rank ("1", "2" = 12). Only a digit that can start a
-   * two-digit rank of this item waits (on items with 10+ candidates). */
-  var TWO_DIGIT_MS = 600;
+   * two-digit rank of this item waits (on items with 10+ candidates), and the
+   * wait is visible: the card shows the digit with an ellipsis ("1…") until a
+   * second digit, the timeout, or Space (which takes the digit alone at once:
+   * "1 Space 2" ranks two cards 1 and 2 however fast it is typed). */
+  var TWO_DIGIT_MS = 800;
   var pendingDigit = "";
   var pendingCard = null;
   var pendingTimer = null;
+
+  function showPending(card, digit) {
+    if (!card) return;
+    var badge = card.querySelector("[data-pending-digit]");
+    if (!digit) { if (badge) badge.remove(); card.classList.remove("is-pending"); return; }
+    if (!badge) {
+      badge = document.createElement("span");
+      badge.className = "pending-digit";
+      badge.setAttribute("data-pending-digit", "");
+      badge.setAttribute("aria-live", "polite");
+      var title = card.querySelector(".card-title") || card.firstElementChild;
+      if (title) title.appendChild(badge); else card.appendChild(badge);
+    }
+    badge.setAttribute("data-pending-digit", digit);  /* drawn by CSS as "1…" */
+    badge.title = card.closest("[data-item]").dataset.pendingHint || "";
+    card.classList.add("is-pending");
+  }
 
   function flushPending(item) {
     if (!pendingDigit) return;
     var digit = pendingDigit;
     clearTimeout(pendingTimer);
     pendingDigit = "";
+    showPending(pendingCard, "");
     rankKey(item, digit);
     pendingCard = null;
   }
@@ -232,6 +253,7 @@
       clearTimeout(pendingTimer);
       if (parseInt(combined, 10) <= n) {
         pendingDigit = "";
+        showPending(pendingCard, "");
         var ok = rankKey(item, combined);
         pendingCard = null;
         return ok;
@@ -242,6 +264,7 @@
     if (n >= 10 && parseInt(digit, 10) * 10 <= n) {
       pendingDigit = digit;
       pendingCard = document.activeElement && document.activeElement.closest("[data-card]");
+      showPending(pendingCard, digit);
       pendingTimer = setTimeout(function () { flushPending(item); }, TWO_DIGIT_MS);
       return true;
     }
@@ -296,6 +319,7 @@
       if (key === "ArrowUp" || key === "ArrowLeft") { flushPending(item); moveCard(item, -1); return true; }
       if (key === "Backspace") return undoAutofill(item);
       if (/^[0-9]$/.test(key)) return rankDigit(item, key);
+      if (key === " " && pendingDigit) { flushPending(item); return true; }
       return false;
     }
     if (protocol === "choice") return key.length === 1 && choiceKey(item, key.toLowerCase());
@@ -308,7 +332,7 @@
    * and the next Enter submits the next item. The page shows a loading note. */
   var loading = false;
   var typedAhead = [];
-  var BUFFERED = /^([0-9a-zA-Z]|Enter|Backspace|Arrow(Up|Down|Left|Right))$/;
+  var BUFFERED = /^([0-9a-zA-Z ]|Enter|Backspace|Arrow(Up|Down|Left|Right))$/;
 
   function setLoading(on) {
     loading = on;

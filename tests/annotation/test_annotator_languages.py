@@ -174,19 +174,38 @@ def test_public_title_is_shown_when_set_and_translated_default_otherwise():
 
 # --- start page: count, estimate, finished --------------------------------------------------
 
-def test_start_page_counts_items_and_estimates_time_once_there_are_durations():
-    s = study()
-    annotator, other = one_annotator(s), one_annotator(s)
+def test_start_page_estimates_time_from_enough_counted_answers_only():
+    """The promise is the median of counted answers: first answers to real items, no faster than the study's
+    min_seconds, of annotators neither pilot nor excluded — and only once there are 20 of them."""
+    from annotation.selectors import ESTIMATE_MIN_ANSWERS
+    from annotation.services import annotators_create, assignment_next, judgment_submit
+
+    s = study(redundancy=40, spam_rate=0.0)
+    annotator = one_annotator(s)
     body = Client().get(url("start", annotator)).content.decode()
     assert "This study has 4 items for you." in body and "About" not in body  # no durations yet
-    client = Client()
-    assignment, _ = open_current(client, other)
-    client.post(url("item-detail", other, assignment.public_id), rank_data(assignment))
-    Judgment.objects.update(duration_ms=45_000)
+
+    def answer(who, ms):
+        assignment = assignment_next(annotator=who)
+        judgment_submit(assignment=assignment, payload={
+            "ranks": {c.public_id: k + 1 for k, c in enumerate(assignment.item.candidates.all())}})
+        Judgment.objects.filter(assignment=assignment).update(duration_ms=ms)
+
+    speeder, pilot, excluded = annotators_create(study=s, count=3)
+    for who, ms in ((speeder, 400), (pilot, 10_000), (excluded, 10_000)):
+        for _ in range(4):
+            answer(who, ms)
+    type(pilot).objects.filter(pk=pilot.pk).update(is_pilot=True)
+    type(excluded).objects.filter(pk=excluded.pk).update(excluded=True)
+    workers = annotators_create(study=s, count=ESTIMATE_MIN_ANSWERS)
+    for who in workers[:-1]:
+        answer(who, 45_000)
     body = Client().get(url("start", annotator)).content.decode()
-    assert "About 3 minutes" in body  # 4 items × 45 s
-    body = Client().get(url("start", other)).content.decode()
-    assert "3 items are left for you." in body and "About 3 minutes" in body and ">Continue<" in body
+    assert "About" not in body and "Less than a minute" not in body  # 19 counted answers: no promise yet
+    answer(workers[-1], 45_000)
+    body = Client().get(url("start", annotator)).content.decode()
+    # 4 items × 45 s; the speeder's 0.4 s, the pilot's and the excluded annotator's answers are left out.
+    assert "About 3 minutes (from the median time of other annotators' answers so far: 20 answers)." in body
 
 
 def test_time_estimate_wording():

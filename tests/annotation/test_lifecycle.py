@@ -42,9 +42,10 @@ def test_an_import_is_a_draft_unless_the_file_or_the_importer_says_otherwise(tmp
     assert Study.objects.get(slug="d4").status == Status.OPEN
 
 
-def test_the_import_command_keeps_a_file_without_status_open_and_obeys_status(tmp_path):
-    """Scripts run import_study -> invite -> the annotation API (INTERFACES.md): no status means open."""
-    for slug, extra, args, expected in [("c1", {}, [], Status.OPEN), ("c2", {"status": "draft"}, [], Status.DRAFT),
+def test_the_import_command_makes_a_draft_of_a_file_without_status_and_obeys_status(tmp_path):
+    """Like the import page: nothing reaches annotators before someone opens the study (scripts pass --open)."""
+    for slug, extra, args, expected in [("c1", {}, [], Status.DRAFT), ("c2", {"status": "draft"}, [], Status.DRAFT),
+                                        ("c5", {}, ["--open"], Status.OPEN), ("c6", {"status": "open"}, [], Status.OPEN),
                                         ("c3", {}, ["--status", "draft"], Status.DRAFT),
                                         ("c4", {"status": "pilot"}, ["--open"], Status.OPEN)]:
         path = tmp_path / f"{slug}.json"

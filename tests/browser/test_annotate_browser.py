@@ -250,3 +250,41 @@ def test_multi_label_judgment_by_keyboard(live_server, browser_page, screenshot_
     page.keyboard.press("Enter")
     page.locator("h1", has_text="Thank you").wait_for()
     assert Judgment.objects.get().answer == {"labels": ["Inconsistency", "Ambiguity"]}
+
+
+def test_an_admin_login_in_another_tab_does_not_break_the_annotator_tab(live_server, browser_page):
+    """A researcher piloting their own study logs in to the admin in a second tab of the same browser:
+    Django rotates the CSRF token, and the annotator tab's next answers must still be stored."""
+    from django.contrib.auth import get_user_model
+
+    page = browser_page
+    study = study_import(status="open", data=ranking_file())
+    annotator, url = start(live_server, study)
+    page.goto(url)
+    begin(page)
+    wait_progress(page, 0, 3)
+    get_user_model().objects.create_superuser("pilot", password="pilot-pw")
+    admin = page.context.new_page()
+    admin.goto(f"{live_server.url}/admin/login/")
+    admin.fill("#id_username", "pilot")
+    admin.fill("#id_password", "pilot-pw")
+    with admin.expect_navigation():
+        admin.click("input[type=submit]")
+    assert "/admin/" in admin.url and "login" not in admin.url
+    for done in (1, 2):  # back in the annotator's tab, without reloading it
+        page.bring_to_front()
+        for key in "123":
+            page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        wait_progress(page, done, 3)
+    assert Judgment.objects.filter(assignment__annotator=annotator).count() == 2
+    assert not page.locator("[data-not-saved]:not([hidden])").count()
+    # And logging out again changes nothing either.
+    admin.evaluate("fetch('/admin/logout/', {method: 'POST', headers: "
+                   "{'X-CSRFToken': document.cookie.replace(/.*csrftoken=([^;]*).*/, '$1')}})")
+    page.bring_to_front()
+    for key in "123":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/done/?$"))
+    assert Judgment.objects.filter(assignment__annotator=annotator).count() == 3

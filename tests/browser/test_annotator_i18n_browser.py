@@ -174,6 +174,38 @@ def test_rank_ten_and_two_digit_ranks_by_keyboard(live_server, browser_page):
     assert [judgment.answer["ranks"][str(c.pk)] for c in screen[:4]] == [10, 12, 1, 11]
 
 
+def test_a_fast_typist_sees_the_pending_digit_and_space_takes_it_alone(live_server, browser_page, screenshot_dir):
+    """Typing "1 2" quickly on 12 candidates: the first digit visibly waits ("1…" on the card); Space gives
+    rank 1 at once, so "1", Space, "2" ranks two cards 1 and 2 however fast it is typed."""
+    page = browser_page
+    study = study_import(status="open", data=plain_file("fast", n_items=1, n_candidates=12))
+    annotator, url = start(live_server, study)
+    page.goto(url)
+    begin(page)
+    ready(page)
+    page.keyboard.press("1")
+    badge = page.locator('[data-card][data-letter="a"] [data-pending-digit]')
+    assert badge.is_visible() and badge.get_attribute("data-pending-digit") == "1"
+    drawn = badge.evaluate("el => getComputedStyle(el, '::after').content")
+    assert "1" in drawn and "…" in drawn, drawn  # the card reads "1…"
+    assert "Space" in (badge.get_attribute("title") or "")
+    page.screenshot(path=str(screenshot_dir / "two-digit-pending.png"), full_page=False)
+    page.keyboard.press(" ")
+    page.keyboard.press("2")  # well within the two-digit wait: still a rank of its own after Space
+    page.wait_for_timeout(50)
+    ranks = ranks_on_screen(page)
+    assert (ranks["a"], ranks["b"]) == ("1", "2"), ranks
+    assert not page.locator("[data-pending-digit]").count()
+    # Without Space, the same fast "1 2" is one rank, 12, and the wait was shown on the card meanwhile.
+    page.keyboard.press("1")
+    assert page.locator('[data-card][data-letter="c"] [data-pending-digit]').is_visible()
+    page.keyboard.press("2")
+    ranks = ranks_on_screen(page)
+    assert ranks["c"] == "12" and not page.locator("[data-pending-digit]").count()
+    legend = page.locator("details.keys").text_content()
+    assert "Space gives that one-digit rank at once" in legend
+
+
 def test_keys_typed_while_the_next_item_loads_are_kept(live_server, browser_page):
     """A slow network (answers held back by page.route as long as the test likes): nothing typed is lost."""
     page = browser_page

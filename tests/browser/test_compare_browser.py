@@ -37,11 +37,29 @@ def test_compare_page_in_the_browser(browser_page, live_server, screenshot_dir):
     assert box and box["width"] >= 250 and box["height"] >= 150
     assert page.locator('[data-evaluator="oracle"][data-field="tau"]').inner_text() == "1.000"
 
-    page.check("input[name=evaluators][value=chrf]")
-    with page.expect_navigation():
-        page.click("button:has-text('Run')")
-    assert page.url.endswith("/compare/?bootstrap=200")
-    assert page.locator(".messages").inner_text().startswith("chrf: 32 scores stored")
+    # Running an evaluator queues a background job (the dummy backend keeps it queued, as when no
+    # worker has taken it yet); the page shows it and polls; when the job finishes, the page reloads
+    # itself with the new evaluator's numbers.
+    from django.test import override_settings
+
+    from evaluators.jobs import job_execute
+    from evaluators.models import EvaluationJob
+
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}):
+        page.check("input[name=evaluators][value=chrf]")
+        with page.expect_navigation():
+            page.click("button:has-text('Run')")
+        assert page.url.endswith("/compare/?bootstrap=200")
+        assert page.locator(".messages").inner_text().startswith("Queued chrf (job ")
+        job = EvaluationJob.objects.get(study=study)
+        row = page.locator(f'#jobs-panel tr[data-job="{job.pk}"]')
+        assert row.get_attribute("data-state") == "queued" and row.locator("progress").count() == 1
+        assert not page.locator('[data-evaluator="chrf"]').count()
+        page.screenshot(path=str(screenshot_dir / "compare-job-queued.png"), full_page=False)
+        assert job_execute(job.pk) == "done"  # what a worker does
+        page.wait_for_selector('[data-evaluator="chrf"][data-field="tau"]', timeout=15_000)  # HX-Refresh reload
+    assert page.locator(f'#jobs-panel tr[data-job="{job.pk}"]').get_attribute("data-state") == "done"
+    assert "chrf: 32 scores stored" in page.locator("#jobs-panel").inner_text()
     assert Evaluator.objects.filter(study=study, name="chrf").exists()
     page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
 

@@ -68,9 +68,10 @@ def test_page_permissions_and_methods(client, outsider, staff, study):
     assert "bootstrap: Enter a whole number." in html and "human_score: Select a valid choice" in html
 
 
-def test_run_builtin_from_the_page(staff, study):
+def test_run_builtin_from_the_page(staff, study, django_capture_on_commit_callbacks):
     run = reverse("compare-run", args=[study.slug]) + "?bootstrap=50"
-    response = staff.post(run, {"evaluators": ["chrf", "pronoun-f"]})
+    with django_capture_on_commit_callbacks(execute=True):  # the job is queued once the request commits
+        response = staff.post(run, {"evaluators": ["chrf", "pronoun-f"]})
     assert response.status_code == 302
     assert response["Location"] == reverse("compare-report", args=[study.slug]) + "?bootstrap=50"
     assert set(Evaluator.objects.filter(study=study).values_list("name", flat=True)) >= {"chrf", "pronoun-f"}

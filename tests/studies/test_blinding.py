@@ -139,12 +139,20 @@ def write(tmp_path: Path, data: dict) -> str:
 
 
 @pytest.mark.django_db
-def test_import_study_warns_on_stderr_and_still_imports(tmp_path):
-    data = json.loads((Path(settings.BASE_DIR) / "fixtures" / "studies" / "diabla-mt-preference.json").read_text())
+def test_import_study_warns_on_stderr_and_imports_a_draft(tmp_path):
+    shipped = json.loads((Path(settings.BASE_DIR) / "fixtures" / "studies" / "diabla-mt-preference.json").read_text())
+    assert shipped["settings"]["normalise_typography"] is True  # the demo hides DiaBLa's typography
+    data = {**shipped, "settings": {**shipped["settings"], "normalise_typography": False}}  # as DiaBLa has it
     out, err = io.StringIO(), io.StringIO()
     call_command("import_study", write(tmp_path, data), stdout=out, stderr=err)
-    assert out.getvalue().strip() == "diabla-mt-preference" and Study.objects.filter(slug=data["slug"]).exists()
+    assert out.getvalue().strip() == "diabla-mt-preference"
+    assert Study.objects.get(slug=data["slug"]).status == "draft"  # a leaky file never goes live unseen
     assert "typographic quotes" in err.getvalue() and "21 of 48 items (44%)" in err.getvalue()
+    assert "is a draft: annotators get no work until it is opened" in err.getvalue()
+    Study.objects.all().delete()
+    err = io.StringIO()
+    call_command("import_study", write(tmp_path, shipped), stdout=io.StringIO(), stderr=err)
+    assert "typographic" not in err.getvalue()
 
 
 @pytest.mark.django_db

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_builders_are_listed_in_the_demo():
-    assert build_mt_preference in demo.DEMO_STUDIES
-    assert build_mt_correctness in demo.DEMO_STUDIES
+    builders = [getattr(b, "__wrapped__") for b in demo.DEMO_STUDIES]  # each wrapped to normalise typography
+    assert build_mt_preference in builders and build_mt_correctness in builders
+    assert all(b()["settings"]["normalise_typography"] for b in demo.DEMO_STUDIES)
 
 
 def test_preference_demo():

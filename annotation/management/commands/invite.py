@@ -22,5 +22,8 @@ class Command(BaseCommand):
             raise CommandError(f"slug: no study {options['slug']!r}")
         if options["count"] < 1:
             raise CommandError("--count: must be at least 1")
+        if study.status == "draft" or (study.status == "pilot" and not options["pilot"]):
+            self.stderr.write(f"note: study {study.slug!r} is {study.status}: these links show no work until the "
+                              "study is opened (its page or the admin)")
         for annotator in annotators_create(study=study, count=options["count"], is_pilot=options["pilot"]):
             self.stdout.write(invitation_url(annotator, options["base_url"]))

@@ -9,7 +9,8 @@ from django.urls import reverse
 from annotation.links import invitation_url
 from annotation.services import annotators_create
 from studies.demo import DEMO_STUDIES, write_study_files
-from studies.importing import StudyFileError, study_import
+from studies.blinding import parsed_study_lint
+from studies.importing import StudyFileError, parse_study, study_import
 from studies.models import Status, Study
 
 ADMIN_USERNAME = "admin"
@@ -60,6 +61,13 @@ class Command(BaseCommand):
             self.stdout.write(f"\nStudy {slug} ({state}): {n_real} items + {n_spam} spam items, "
                               f"{study.get_protocol_display()}")
             self.stdout.write(f"  page:  {base}{reverse('studies:detail', args=[slug])}")
+            if state == "created":  # the blinding lint as annotators will see the texts (docs/protocols/blinding.md)
+                parsed = parse_study({**data, "slug": f"{slug}-lint"})  # its own slug is taken now
+                warnings = parsed_study_lint(fields=parsed.fields, items=parsed.items).messages()
+                self.stdout.write(f"  blinding: {len(warnings)} warning(s)" + (":" if warnings else
+                                  " (typography normalised; docs/protocols/blinding.md)"))
+                for warning in warnings:
+                    self.stdout.write(f"    {warning}")
             for annotator in annotators:
                 self.stdout.write(f"  annotator {annotator.code}: {invitation_url(annotator, base)}")
 

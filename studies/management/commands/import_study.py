@@ -9,7 +9,8 @@ from studies.jsonlimits import JSONTooDeep, json_loads_limited
 
 
 class Command(BaseCommand):
-    help = ("Create a study with its items and candidates from a study file; prints the slug. Blinding warnings "
+    help = ("Create a study with its items and candidates from a study file; prints the slug. The study is a draft "
+            "unless the file's \"status\" or --open/--status says otherwise. Blinding warnings "
             "(docs/protocols/blinding.md) go to stderr before anything is created; --strict refuses the file then.")
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -17,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="Items as JSON Lines (one item a line) or CSV (one candidate a row).")
         status = parser.add_mutually_exclusive_group()
         status.add_argument("--open", action="store_const", const="open", dest="status",
-                            help="Open the study at once (the default when the file sets no status).")
+                            help="Open the study at once (without it, a file that sets no status makes a draft).")
         status.add_argument("--status", choices=("draft", "pilot", "open", "closed"),
                             help="The study's status, overriding the file's.")
         parser.add_argument("--strict", action="store_true",
@@ -48,12 +49,13 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: {len(warnings)} blinding warning(s) and --strict: nothing stored")
             if options["status"] is not None:
                 parsed.fields["status"] = options["status"]
-            elif not (isinstance(data, dict) and "status" in data):
-                # Scripts drive import_study -> invite -> the annotation API (INTERFACES.md), so the
-                # command keeps a file without a status open at once; the import page and the
-                # generators make drafts. `--status draft` (or "status" in the file) pilots first.
-                parsed.fields["status"] = "open"
+            # A file without a status makes a draft, as on the import page: nothing reaches annotators
+            # before someone has looked at the blinding warnings (a scripted import of a leaky file
+            # used to go live with the warnings only on stderr). Scripts pass --open.
             study = study_create(parsed=parsed)
         except StudyFileError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors))
+        if study.status == "draft":
+            self.stderr.write(f"{path}: study {study.slug!r} is a draft: annotators get no work until it is opened "
+                              "(the study's page or the admin; or import with --open)")
         self.stdout.write(study.slug)
