@@ -42,16 +42,42 @@ def test_an_import_is_a_draft_unless_the_file_or_the_importer_says_otherwise(tmp
     assert Study.objects.get(slug="d4").status == Status.OPEN
 
 
-def test_the_import_command_makes_a_draft_of_a_file_without_status_and_obeys_status(tmp_path):
-    """Like the import page: nothing reaches annotators before someone opens the study (scripts pass --open)."""
-    for slug, extra, args, expected in [("c1", {}, [], Status.DRAFT), ("c2", {"status": "draft"}, [], Status.DRAFT),
+def test_the_import_command_opens_a_clean_file_without_status_and_obeys_status(tmp_path):
+    """Scripts run import_study -> invite -> the annotation API (INTERFACES.md): a clean file without a
+    status opens at once; the file's "status", --open and --status decide otherwise."""
+    for slug, extra, args, expected in [("c1", {}, [], Status.OPEN), ("c2", {"status": "draft"}, [], Status.DRAFT),
                                         ("c5", {}, ["--open"], Status.OPEN), ("c6", {"status": "open"}, [], Status.OPEN),
                                         ("c3", {}, ["--status", "draft"], Status.DRAFT),
                                         ("c4", {"status": "pilot"}, ["--open"], Status.OPEN)]:
         path = tmp_path / f"{slug}.json"
         path.write_text(json.dumps({**study_file(slug=slug, n_items=2), **extra}))
-        call_command("import_study", str(path), *args, stdout=io.StringIO())
+        call_command("import_study", str(path), *args, stdout=io.StringIO(), stderr=io.StringIO())
         assert Study.objects.get(slug=slug).status == expected, slug
+
+
+def leaky_file(slug: str) -> dict:
+    """A study file whose human reference alone is typeset (curly quotes, '…'): the blinding lint warns."""
+    data = study_file(slug=slug, n_items=6)
+    for item in data["items"]:
+        for cand in item["candidates"]:
+            if cand.get("is_reference"):
+                cand["text"] = "“Well…” " + cand["text"]
+    return data
+
+
+def test_the_import_command_makes_a_draft_of_a_leaky_file_unless_told_to_open(tmp_path):
+    """A scripted import of a file with blinding warnings never goes live unseen: it is a draft, and
+    stderr says why; --open (or the file's status) opens it anyway."""
+    for slug, extra, args, expected in [("l1", {}, [], Status.DRAFT), ("l2", {}, ["--open"], Status.OPEN),
+                                        ("l3", {"status": "open"}, [], Status.OPEN)]:
+        path = tmp_path / f"{slug}.json"
+        path.write_text(json.dumps({**leaky_file(slug), **extra}))
+        err = io.StringIO()
+        call_command("import_study", str(path), *args, stdout=io.StringIO(), stderr=err)
+        assert Study.objects.get(slug=slug).status == expected, slug
+        assert "blinding" in err.getvalue() or "quote" in err.getvalue().lower(), err.getvalue()
+        if expected == Status.DRAFT:
+            assert "is a draft because of" in err.getvalue() and "--open" in err.getvalue()
 
 
 def test_an_unknown_status_in_the_file_is_a_named_error():

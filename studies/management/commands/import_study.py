@@ -9,8 +9,9 @@ from studies.jsonlimits import JSONTooDeep, json_loads_limited
 
 
 class Command(BaseCommand):
-    help = ("Create a study with its items and candidates from a study file; prints the slug. The study is a draft "
-            "unless the file's \"status\" or --open/--status says otherwise. Blinding warnings "
+    help = ("Create a study with its items and candidates from a study file; prints the slug. A file without a "
+            "\"status\" opens at once when the blinding lint is clean and makes a draft when it warns (--open/--status "
+            "override). Blinding warnings "
             "(docs/protocols/blinding.md) go to stderr before anything is created; --strict refuses the file then.")
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -18,7 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="Items as JSON Lines (one item a line) or CSV (one candidate a row).")
         status = parser.add_mutually_exclusive_group()
         status.add_argument("--open", action="store_const", const="open", dest="status",
-                            help="Open the study at once (without it, a file that sets no status makes a draft).")
+                            help="Open the study at once, blinding warnings or not (without it, a file that sets no "
+                                 "status opens when the blinding lint is clean and makes a draft otherwise).")
         status.add_argument("--status", choices=("draft", "pilot", "open", "closed"),
                             help="The study's status, overriding the file's.")
         parser.add_argument("--strict", action="store_true",
@@ -49,13 +51,18 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: {len(warnings)} blinding warning(s) and --strict: nothing stored")
             if options["status"] is not None:
                 parsed.fields["status"] = options["status"]
-            # A file without a status makes a draft, as on the import page: nothing reaches annotators
-            # before someone has looked at the blinding warnings (a scripted import of a leaky file
-            # used to go live with the warnings only on stderr). Scripts pass --open.
+            elif not (isinstance(data, dict) and "status" in data):
+                # Scripts drive import_study -> invite -> the annotation API (INTERFACES.md), so a clean
+                # file without a status opens at once. A file with blinding warnings makes a draft
+                # instead: a scripted import of a leaky file must not go live with the warnings only on
+                # stderr. --open (or "status" in the file) opens it anyway.
+                parsed.fields["status"] = "draft" if warnings else "open"
             study = study_create(parsed=parsed)
         except StudyFileError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors))
         if study.status == "draft":
-            self.stderr.write(f"{path}: study {study.slug!r} is a draft: annotators get no work until it is opened "
-                              "(the study's page or the admin; or import with --open)")
+            why = (f"because of {len(warnings)} blinding warning(s) above " if warnings and options["status"] is None
+                   and not (isinstance(data, dict) and "status" in data) else "")
+            self.stderr.write(f"{path}: study {study.slug!r} is a draft {why}: annotators get no work until it is "
+                              "opened (the study's page or the admin; or import again with --open)".replace("  ", " "))
         self.stdout.write(study.slug)
