@@ -180,9 +180,10 @@ def preview_screen(*, item: Item, candidates: list[Candidate], answer: dict[str,
     preview = Assignment(item=item, candidate_order=order, public_id="preview")
     context = item_screen_parts(study=study, item=item, cands=selectors.ordered_candidates(preview, candidates),
                                 answer=answer, errors=errors)
+    # The preview stores nothing, so nothing is "done": its progress says which item this is ("Item 2 of 13").
     return {**context, "annotator": None, "assignment_id": "preview", "is_revision": False,
-            "progress": {"done": position - 1, "total": total}, "post_url": post_url, "back_url": "",
-            "start_url": post_url}
+            "progress": {"done": position, "total": total, "current": position}, "post_url": post_url,
+            "back_url": "", "start_url": post_url}
 
 
 def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answer: dict[str, Any] | None,

@@ -3,24 +3,45 @@
 The page renders ``annotation/_item.html``, the template annotators get, for
 the n-th item of the study (spam items included, in document order), in any
 status, draft included. Its form posts back here: the answer goes through the
-same validation as a real one (``judgment_validate``) and the page says what
-would have been stored, but no annotator, assignment or judgment is created.
+same validation as a real one (``judgment_validate``) and, for a spam (control)
+copy, through the quality check's own rule (``annotation.quality.spam_check_failed``).
+A valid answer moves on to the next item, as Enter does for an annotator, and
+the next page says what would have been stored for the previous one and
+whether it passes the spam check; no annotator, assignment or judgment is
+created. The outcome travels in the redirect's query string, signed, so the
+preview keeps nothing on the server either.
+
+What only the researcher sees (the preview bar, the outline of the scrambled
+card and its note) is drawn by ``studies/preview.html``
+around the annotator's template, never by the annotator's template itself. Like
+annotators, the researcher sees no system names and no reference mark here.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpRequest, HttpResponse
+from django.core import signing
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import answer_from_payload, payload_from_post
 from annotation.models import Assignment
+from annotation.quality import spam_check_failed
 from annotation.screens import preview_screen
 from annotation.services import JudgmentError, judgment_validate
-from studies.models import Item, Study
+from studies.models import Candidate, Item, Protocol, Study
+
+_SALT = "research.preview.outcome"
+
+#: The spam check's rule per protocol, in the researcher's words (annotation/quality.py's docstring).
+SPAM_RULE = {
+    Protocol.RANKING: "passes only when the scrambled candidate is ranked strictly last",
+    Protocol.CHOICE: "fails when the scrambled candidate is chosen or the answer is 'tie'",
+    Protocol.JUDGMENT: "fails when the study's first label ({label}) is given to the scrambled candidate",
+}
 
 
 def _position(raw: str | None, total: int) -> int:
@@ -44,6 +65,46 @@ def _outcome(answer: dict[str, Any], candidates: dict[int, str]) -> str:
     return "label(s) " + ", ".join(answer.get("labels", []))
 
 
+def spam_rule(study: Study) -> str:
+    """The spam check's rule for this study's protocol, in words."""
+    label = study.labels[0] if study.labels else "none"
+    return SPAM_RULE[Protocol(study.protocol)].format(label=label)
+
+
+def spam_outcome(*, study: Study, candidates: list[Candidate], answer: dict[str, Any]) -> str | None:
+    """What the quality check would make of this valid answer: None on a real item, else "passed" or "failed".
+
+    The quality page's own rule (``annotation.quality.spam_check_failed``), on the item's scrambled candidate.
+    """
+    spam = next((c for c in candidates if c.is_spam), None)
+    if spam is None:
+        return None
+    return "failed" if spam_check_failed(study=study, answer=answer, spam_pk=spam.pk) else "passed"
+
+
+def _letters(screen: dict[str, Any], candidates: list[Candidate]) -> dict[int, str]:
+    """Candidate pk → the letter it has on this preview screen."""
+    by_public = {c.public_id: c.pk for c in candidates}
+    return {by_public[view["public_id"]]: view["letter"] for view in screen["candidates"]}
+
+
+def _spam_letter(screen: dict[str, Any], candidates: list[Candidate]) -> str:
+    """For the researcher only: the letter of the scrambled candidate on this screen ('' on a real item)."""
+    spam = {c.public_id for c in candidates if c.is_spam}
+    return next((view["letter"] for view in screen["candidates"] if view["public_id"] in spam), "")
+
+
+def _last_outcome(raw: str | None) -> dict[str, Any] | None:
+    """The previous item's outcome carried by the redirect (None when absent or not signed by us)."""
+    if not raw:
+        return None
+    try:
+        value = signing.loads(raw, salt=_SALT)
+    except signing.BadSignature:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 @require_http_methods(["GET", "POST"])
 @staff_member_required
 def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
@@ -54,7 +115,7 @@ def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
     item = items[position - 1] if total else None
     base = reverse("studies:preview", args=[study.slug])
     context: dict[str, Any] = {"study": study, "position": position, "total": total, "item": item,
-                               "outcome": "", "preview_url": base}
+                               "outcome": None, "preview_url": base}
     if item is None:
         return render(request, "studies/preview.html", context)
     item.study = study
@@ -70,12 +131,24 @@ def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             screen = preview_screen(item=item, candidates=candidates, answer=None, errors=None, post_url="",
                                     position=position, total=total)
-            letters = {c.pk: view["letter"] for view in screen["candidates"] for c in candidates
-                       if c.public_id == view["public_id"]}
-            context["outcome"] = _outcome(validated, letters)
+            outcome = {"position": position, "text": _outcome(validated, _letters(screen, candidates)),
+                       "spam": spam_outcome(study=study, candidates=candidates, answer=validated)}
+            following = min(position + 1, total)
+            token = signing.dumps(outcome, salt=_SALT, compress=True)
+            return HttpResponseRedirect(f"{base}?item={following}&last={token}", status=303)
     post_url = f"{base}?item={position}"
-    context.update(preview_screen(item=item, candidates=candidates, answer=answer, errors=errors,
-                                  post_url=post_url, position=position, total=total))
-    context.update({"study": study, "previous_url": f"{base}?item={position - 1}" if position > 1 else "",
-                    "next_url": f"{base}?item={position + 1}" if position < total else ""})
+    screen = preview_screen(item=item, candidates=candidates, answer=answer, errors=errors,
+                            post_url=post_url, position=position, total=total)
+    context.update(screen)
+    last = _last_outcome(request.GET.get("last"))
+    context.update({
+        "study": study,
+        "previous_url": f"{base}?item={position - 1}" if position > 1 else "",
+        "next_url": f"{base}?item={position + 1}" if position < total else "",
+        "outcome": last,
+        "outcome_url": f"{base}?item={last['position']}" if last and isinstance(last.get("position"), int) else "",
+        "outcome_is_this_item": bool(last and last.get("position") == position),
+        "spam_letter": _spam_letter(screen, candidates),
+        "spam_rule": spam_rule(study),
+    })
     return render(request, "studies/preview.html", context, status=422 if errors else 200)
