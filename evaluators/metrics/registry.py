@@ -10,6 +10,7 @@ from evaluators.metrics.corpus import CorpusEvaluator, registered
 # One import per evaluator module (each registers its evaluators on import).
 # (none yet: the issue-13 branches add theirs here)
 from evaluators.metrics import blonde  # noqa: F401,E402  (blonde, dblonde, blonde-plus, blonde-lex)
+from evaluators.metrics import sacrebleu_metrics  # noqa: F401,E402  (bleu, chrf, ter: corpus level)
 
 
 def evaluators() -> dict[str, CorpusEvaluator]:
