@@ -46,4 +46,13 @@ def _spacy(pipeline: str) -> Backend:
     return load(pipeline)
 
 
+def _lexicon(arg: str) -> Backend:
+    from evaluators.metrics.language.lexicon_backend import LexiconBackend
+
+    if arg:
+        raise ValueError(f"the lexicon backend takes no argument (got 'lexicon:{arg}'); use 'lexicon'")
+    return LexiconBackend()
+
+
 register_backend("spacy", _spacy)
+register_backend("lexicon", _lexicon)
