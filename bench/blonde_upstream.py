@@ -205,26 +205,29 @@ def payload_of(systems: dict[str, dict[str, tuple[list[str], list[str]]]]) -> di
 
 
 def run_driver(scratch: Scratch, which: str, payload: dict[str, Any],
-               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], float]:
+               options: dict[str, Any] | None = None, pipeline_dir: Path | None = None) -> tuple[dict[str, Any], float]:
     """Run the authors' (``which="upstream"``) or our (``"ours"``) BlonDe as one whole process.
 
+    ``pipeline_dir``: the authors' code loads this spaCy pipeline directory instead of en_core_web_sm
+    (through a stand-in module ``en_core_web_sm`` put first on its path); only for ``"upstream"``.
     Returns the driver's output (raw scores per system, in-process seconds) and the process's wall time.
     """
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="blonde-bench-", delete=False) as fh:
-        json.dump({**payload, "__options__": options or {}}, fh)
-        data = fh.name
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
-    if which == "upstream":
-        cmd = [str(scratch.python), "-W", "ignore", "-c", UPSTREAM_DRIVER, str(scratch.upstream), data]
-    else:
-        cmd = [str(scratch.python), "-W", "ignore", "-c", OURS_DRIVER, data]
-        env["PYTHONPATH"] = str(ROOT)
-    try:
+    with tempfile.TemporaryDirectory(prefix="blonde-bench-") as tmp:
+        data = Path(tmp) / "payload.json"
+        data.write_text(json.dumps({**payload, "__options__": options or {}}), encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
+        if which == "upstream":
+            cmd = [str(scratch.python), "-W", "ignore", "-c", UPSTREAM_DRIVER, str(scratch.upstream), str(data)]
+            if pipeline_dir is not None:
+                (Path(tmp) / "en_core_web_sm.py").write_text(
+                    f"import spacy\n\n\ndef load(**kw):\n    return spacy.load({str(pipeline_dir)!r})\n")
+                env["PYTHONPATH"] = tmp
+        else:
+            cmd = [str(scratch.python), "-W", "ignore", "-c", OURS_DRIVER, str(data)]
+            env["PYTHONPATH"] = str(ROOT)
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(scratch.root))
         seconds = time.perf_counter() - start
-    finally:
-        os.unlink(data)
     if proc.returncode != 0:
         raise SystemExit(f"{which} BlonDe failed:\n{proc.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
