@@ -5,12 +5,22 @@ Row *i* of the view holds source sentence *i* and every candidate's sentence
 one CSS grid, static/css/document.css). Columns shorter than the longest are
 padded with empty cells, so rows never shift.
 
-What the surrounding document shows (docs/ranking.md, "Document view"): with
-``show_source`` the earlier blocks' source text, as BlonDe's adequacy condition
-presents the source document; without it only where the block sits (block k of
-n) and the item's own target-side context, because the earlier blocks' target
-side is other systems' output or the hidden reference (BlonDe's fluency
-condition shows neither source nor reference).
+What the surrounding document shows (docs/ranking.md, "Document view"): where
+the block sits (block k of n), the item's own context, and the earlier blocks.
+With ``show_source`` the earlier blocks are their source text, as BlonDe's
+adequacy condition presents the source document. Without it (BlonDe's fluency
+condition, DiP A.2's coherence ranking) they are each candidate's *own* earlier
+blocks: BlonDe App. D presents "entire documents", one per system, in "the same
+ordering of systems ... within a document" (annotation.services.candidate_order_for),
+so the column under letter A continues the text letter A had on the earlier
+screens. Every candidate gets its own earlier text, the reference like any
+system, so nothing favours or singles out one of them; the texts go through the
+same typography normalisation as the candidates (studies/typography.py). A spam
+copy's scrambled candidate keeps its system's name, so it shows that system's
+real earlier blocks, like the item it copies.
+
+Long documents start collapsed (more than ``OPEN_LINES`` earlier lines in a
+column): the block being judged stays near the top of the screen.
 """
 from __future__ import annotations
 
@@ -26,6 +36,38 @@ from annotation import selectors
 from annotation.rendering import highlighted_sentences
 
 
+#: The earlier blocks start open when no column has more lines than this, else collapsed.
+OPEN_LINES = 6
+
+
+def _candidate_rows(cand: Candidate, *, normalise: bool) -> list[SafeString]:
+    """A candidate's sentences as the document view shows them (typography as on every screen, highlights marked)."""
+    return highlighted_sentences(*shown_candidate(text=cand.text, highlights=cand.highlights, normalise=normalise),
+                                 shown_sentences(cand.sentences, normalise=normalise))
+
+
+def earlier_columns(*, earlier: list[Item], cands: list[Candidate], letters: list[str],
+                    normalise: bool) -> list[list[dict[str, Any]]]:
+    """Per earlier block, each on-screen candidate's own text of that block (matched by system), in screen order.
+
+    One query for all earlier blocks' candidates. A system missing from an earlier
+    block gets an empty column (``lines`` = []).
+    """
+    if not earlier:
+        return []
+    rows = Candidate.objects.filter(item_id__in=[b.pk for b in earlier], is_spam=False).only(
+        "item_id", "system", "text", "sentences", "highlights")
+    by_block: dict[int, dict[str, Candidate]] = {}
+    for cand in rows:
+        by_block.setdefault(cand.item_id, {})[cand.system] = cand
+    blocks = []
+    for block in earlier:
+        systems = by_block.get(block.pk, {})
+        blocks.append([{"letter": letter, "lines": _candidate_rows(systems[c.system], normalise=normalise)
+                        if c.system in systems else []} for c, letter in zip(cands, letters)])
+    return blocks
+
+
 def document_screen(*, item: Item, study: Study, cands: list[Candidate],
                     candidate_views: list[dict[str, Any]]) -> dict[str, Any]:
     """Template context of the document view; pads each candidate view's ``lines`` to the common row count."""
@@ -38,9 +80,16 @@ def document_screen(*, item: Item, study: Study, cands: list[Candidate],
     rows = max([len(source_rows)] + [len(r) for r in cand_rows])
     for view, lines in zip(candidate_views, cand_rows):
         view["lines"] = lines + [SafeString("")] * (rows - len(lines))
-    blocks = selectors.document_blocks(item=item, with_texts=study.show_source)
-    earlier = [{"number": k, "lines": lines_of(b.source, b.source_sentences)}
-               for k, b in enumerate(blocks.earlier, start=1)]
+    blocks = selectors.document_blocks(item=item, with_texts=True)
+    if study.show_source:
+        earlier = [{"number": k, "lines": lines_of(b.source, b.source_sentences), "columns": []}
+                   for k, b in enumerate(blocks.earlier, start=1)]
+        longest = sum(len(b["lines"]) for b in earlier)
+    else:
+        columns = earlier_columns(earlier=blocks.earlier, cands=cands,
+                                  letters=[view["letter"] for view in candidate_views], normalise=normalise)
+        earlier = [{"number": k, "lines": [], "columns": cols} for k, cols in enumerate(columns, start=1)]
+        longest = max((sum(len(b["columns"][i]["lines"]) for b in earlier) for i in range(len(cands))), default=0)
     context = list(item.source_context) if study.show_source else list(item.target_context)
     return {
         "rows": rows,
@@ -50,4 +99,6 @@ def document_screen(*, item: Item, study: Study, cands: list[Candidate],
         "earlier": earlier,
         "context": context,
         "has_earlier": bool(earlier or context),
+        "earlier_open": bool(earlier) and longest <= OPEN_LINES,
+        "single_candidate": len(cands) == 1,
     }

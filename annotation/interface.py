@@ -81,7 +81,22 @@ def page_context(study: Study | None) -> dict[str, Any]:
         "public_title": public_title(study),
         "source_lang": source, "source_dir": text_direction(source),
         "target_lang": target, "target_dir": text_direction(target),
+        **wording_languages(study),
     }
+
+
+def wording_languages(study: Study | None) -> dict[str, str]:
+    """``lang``/``dir`` of the study's own wording (instructions, question, labels, public title).
+
+    That wording is not translated with the interface: under a French interface an
+    English instruction text keeps ``lang="en"`` (Study.wording_language).
+    ``title_lang`` is '' when the page shows the translated default title.
+    """
+    if study is None:
+        return {"study_lang": "", "study_dir": "", "title_lang": ""}
+    tag = study.wording_language()
+    return {"study_lang": tag, "study_dir": text_direction(tag),
+            "title_lang": tag if study.public_title.strip() else ""}
 
 
 def public_title(study: Study | None) -> str:

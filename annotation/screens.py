@@ -15,11 +15,13 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from studies.languages import text_direction
 from studies.models import Candidate, Item, Protocol, Study, Unit
 from studies.typography import shown_candidate
 
 from annotation import selectors
 from annotation.document import document_screen
+from annotation.interface import wording_languages
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from annotation.services import candidate_order_for
 from annotation.rendering import candidate_letter, highlighted_lines, instructions_html
@@ -136,6 +138,7 @@ def start_screen(*, annotator: Annotator) -> dict[str, Any]:
     remaining = progress["total"] - progress["done"]
     median, n_answers = selectors.median_item_duration_ms(study=annotator.study) if remaining > 0 else (None, 0)
     return {
+        **wording_languages(annotator.study),
         "estimate_n": n_answers,
         "done_count": progress["done"],
         "total_count": progress["total"],
@@ -186,6 +189,14 @@ def preview_screen(*, item: Item, candidates: list[Candidate], answer: dict[str,
             "back_url": "", "start_url": post_url}
 
 
+def text_languages(*, study: Study, item: Item) -> dict[str, str]:
+    """``lang``/``dir`` of the item's texts: the item's own languages (studies that mix directions), else the study's."""
+    source = item.source_language or study.source_language
+    target = item.target_language or study.target_language
+    return {"source_lang": source, "source_dir": text_direction(source),
+            "target_lang": target, "target_dir": text_direction(target)}
+
+
 def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answer: dict[str, Any] | None,
                       errors: dict[str, list[str]] | None) -> dict[str, Any]:
     """What an item page shows whoever looks at it: the context, the candidates, the answer controls."""
@@ -201,6 +212,9 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
                         "rank": ranks.get(c.public_id), "chosen": choice == c.public_id,
                         "invalid": letters[c.public_id] in refused} for k, c in enumerate(cands)]
     return {
+        **text_languages(study=study, item=item),
+        **wording_languages(study),
+        "question_is_study_wording": bool(study.question),
         "study": study,
         "protocol": study.protocol,
         "show_source": study.show_source,

@@ -114,8 +114,8 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "options": list(study.options),
         "labels": list(study.labels),
         "multi_label": study.multi_label,
-        "source_language": study.source_language,
-        "target_language": study.target_language,
+        "source_language": item.source_language or study.source_language,  # per item in studies that mix directions
+        "target_language": item.target_language or study.target_language,
         "context": {
             "source": list(item.source_context) if study.show_source else [],
             "target": [] if study.show_source else list(item.target_context),

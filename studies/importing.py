@@ -32,11 +32,13 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
     "screened_out_code": str, "seed": int, "normalise_typography": bool,
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
+    "instructions_language": str,
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
-               "target_context", "candidates", "metadata"}
+               "target_context", "candidates", "metadata", "source_language", "target_language"}
+#: Per-item languages (BCP 47), for studies that mix directions; blank falls back to the study's settings.
+ITEM_LANGUAGE_FIELDS = ("source_language", "target_language")
 CANDIDATE_FIELDS = {"system", "text", "sentences", "is_reference", "highlights"}
-RESERVED_SLUGS = {"import"}  # /studies/import/ is a page, not a study
 #: An imported study starts as a draft (preview only) unless the file or the importer says otherwise.
 DEFAULT_IMPORT_STATUS = Status.DRAFT
 SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/spam.py)
@@ -114,11 +116,10 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.append(f"study file: unknown field(s) {sorted(unknown)}")
     slug = data.get("slug")
     if isinstance(slug, str) and slug:
-        from django.utils.text import slugify
-        if slugify(slug) != slug:
-            errors.append(f"slug: {slug!r} must contain only lowercase letters, digits, hyphens and underscores")
-        elif slug in RESERVED_SLUGS:
-            errors.append(f"slug: {slug!r} is reserved (it names a page); choose another")
+        from studies.invariants import slug_error  # the one slug rule and message of every path (admin, copy)
+        problem = slug_error(slug)
+        if problem:
+            errors.append(f"slug: {problem}")
         elif Study.objects.filter(slug=slug).exists():
             errors.append(_existing_slug_error(slug))
     protocol = data.get("protocol")
@@ -160,7 +161,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.append("settings.spam_rate: must be between 0 and 0.5")
     if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
         errors.append("settings.auto_exclude_share: must be between 0 and 1")
-    for key in ("source_language", "target_language"):
+    for key in ("source_language", "target_language", "instructions_language"):
         problem = language_tag_error(fields.get(key, ""))
         if problem:
             errors.append(f"settings.{key}: {problem}")
@@ -170,7 +171,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if "auto_exclude_min_checks" in fields and not 1 <= fields["auto_exclude_min_checks"] <= 1000:
         errors.append("settings.auto_exclude_min_checks: must be between 1 and 1000")
     for key, value in fields.items():
-        if key not in ("protocol", "status", "options", "labels") and isinstance(value, (str, int)):
+        if key not in ("slug", "protocol", "status", "options", "labels") and isinstance(value, (str, int)):
             _check_model_field(Study, key, value, key if key in data else f"settings.{key}", errors)
 
     raw_items = list(items) if items is not None else data.get("items")
@@ -238,6 +239,19 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
             _check_model_field(Item, key, raw[key], f"{where}.{key}", errors)
     if "metadata" in raw and not isinstance(raw["metadata"], dict):
         errors.append(f"{where}.metadata: must be an object")
+    languages: dict[str, str] = {}
+    for key in ITEM_LANGUAGE_FIELDS:
+        value = raw.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            errors.append(f"{where}.{key}: must be a string (a BCP 47 tag such as en, fr, zh-Hans, ar)")
+            continue
+        problem = language_tag_error(value.strip())
+        if problem:
+            errors.append(f"{where}.{key}: {problem}")
+        else:
+            languages[key] = value.strip()
     source_sentences = None
     if "source_sentences" in raw:
         source_sentences = check_sentences(raw["source_sentences"], raw.get("source"), f"{where}.source_sentences",
@@ -291,6 +305,8 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         "source": source, "source_sentences": source_sentences or [],
         "target_context": raw.get("target_context", []),
         "metadata": raw.get("metadata", {}), "candidates": parsed_cands,
+        "source_language": languages.get("source_language", ""),
+        "target_language": languages.get("target_language", ""),
     }
 
 
@@ -299,7 +315,8 @@ def read_items_file(name: str, content: str) -> list[Any]:
 
     CSV columns: id, document_id, position, phenomenon, source, source_context,
     target_context, source_sentences and sentences (sentences separated by ' ||| '),
-    system, text, is_reference, highlights (JSON list). Rows with the same id form one item.
+    system, text, is_reference, highlights (JSON list), source_language, target_language.
+    Rows with the same id form one item.
     """
     if name.lower().endswith(".csv"):
         return _read_items_csv(content)
@@ -333,7 +350,7 @@ def _read_items_csv(content: str) -> list[Any]:
             continue
         ext = row["id"].strip()
         item = items.setdefault(ext, {"id": ext, "candidates": []})
-        for key in ("document_id", "phenomenon", "source"):
+        for key in ("document_id", "phenomenon", "source", *ITEM_LANGUAGE_FIELDS):
             if row.get(key):
                 item[key] = row[key]
         if row.get("position"):
@@ -386,6 +403,8 @@ def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
                          source_context=data["source_context"], source=data["source"],
                          source_sentences=data.get("source_sentences", []),
                          target_context=data["target_context"], metadata=data["metadata"],
+                         source_language=data.get("source_language", ""),
+                         target_language=data.get("target_language", ""),
                          order_key=document_order_key(study.seed, doc), doc_index=index[doc]))
     study.n_documents, study.n_open_items, study.n_real_items = len(index), len(objs), len(objs)
     Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items,

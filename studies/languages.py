@@ -38,6 +38,14 @@ def language_tag_error(tag: str) -> str:
     return ""
 
 
+def validate_language_tag(tag: str) -> None:
+    """Model-field validator: a blank or well-formed BCP 47 tag (the item's per-item languages)."""
+    from django.core.exceptions import ValidationError
+    problem = language_tag_error(tag)
+    if problem:
+        raise ValidationError(problem)
+
+
 def text_direction(tag: str) -> str:
     """``rtl`` or ``ltr`` for a known language tag; ``auto`` (let the browser decide) when blank.
 

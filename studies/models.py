@@ -12,6 +12,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
+from studies.languages import validate_language_tag
+
 
 def opaque_id() -> str:
     """An unguessable public identifier (what annotators see instead of a pk)."""
@@ -77,6 +79,10 @@ class Study(models.Model):
     source_language = models.CharField(max_length=35, blank=True, help_text="BCP 47 tag of the source texts (e.g. en, ar, zh-Hans); sets their lang and direction. Blank: unknown (direction auto).")
     target_language = models.CharField(max_length=35, blank=True, help_text="BCP 47 tag of the candidate and target-side texts; sets their lang and direction. Blank: unknown (direction auto).")
     interface_language = models.CharField(max_length=10, blank=True, help_text="Language of the annotator interface: en, fr, de, es, zh-hans or ar. Blank: the best match of the annotator's browser languages, else English.")
+    instructions_language = models.CharField(
+        max_length=35, blank=True, validators=[validate_language_tag],
+        help_text="BCP 47 tag of the study's own wording (instructions, question, public title, labels), marked with "
+                  "lang when the interface is translated. Blank: the interface_language, else English.")
     question = models.CharField(max_length=300, blank=True, help_text="One-line question repeated above every item.")
     items_per_annotator = models.PositiveIntegerField(null=True, blank=True, help_text="Stop an annotator after this many items (blank: as many as are left).")
     reservation_minutes = models.PositiveIntegerField(
@@ -147,7 +153,7 @@ class Study(models.Model):
         if self.redundancy < 1:
             errors["redundancy"] = ["Must be at least 1."]
         from studies.languages import interface_language_error, language_tag_error
-        for name in ("source_language", "target_language"):
+        for name in ("source_language", "target_language", "instructions_language"):
             problem = language_tag_error(getattr(self, name))
             if problem:
                 errors[name] = [problem]
@@ -156,6 +162,11 @@ class Study(models.Model):
             errors["interface_language"] = [problem]
         if errors:
             raise ValidationError(errors)
+
+    def wording_language(self) -> str:
+        """The BCP 47 tag of the study's own wording: ``instructions_language``, else the interface language, else en."""
+        from studies.languages import html_lang
+        return self.instructions_language or (html_lang(self.interface_language) if self.interface_language else "en")
 
 
 class Item(models.Model):
@@ -170,6 +181,12 @@ class Item(models.Model):
                                         help_text="The source block's sentences, in order (document view rows).")
     target_context = models.JSONField(default=list, blank=True, help_text="Preceding target-side (reference) sentences.")
     metadata = models.JSONField(default=dict, blank=True, help_text="Anything else from the study file, kept verbatim.")
+    source_language = models.CharField(max_length=35, blank=True, validators=[validate_language_tag],
+                                       help_text="BCP 47 tag of this item's source texts, "
+                                       "for studies that mix directions. Blank: the study's source_language.")
+    target_language = models.CharField(max_length=35, blank=True, validators=[validate_language_tag],
+                                       help_text="BCP 47 tag of this item's candidates and "
+                                       "target-side texts. Blank: the study's target_language.")
     is_spam = models.BooleanField(default=False, help_text="A generated spam (control) copy of another item.")
     spam_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="spam_copies",
                                 help_text="The real item this spam item copies.")

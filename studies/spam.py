@@ -193,6 +193,7 @@ def _spam_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
         study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
         position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
         source_sentences=item.source_sentences, target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
+        source_language=item.source_language, target_language=item.target_language,  # same lang marks as its item
         order_key=rng.randrange(ORDER_KEY_MODULUS))
     Candidate.objects.bulk_create([
         Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,

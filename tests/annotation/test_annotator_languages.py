@@ -166,7 +166,9 @@ def test_research_title_never_reaches_annotators():
 def test_public_title_is_shown_when_set_and_translated_default_otherwise():
     annotator = one_annotator(study(public_title="Reading French texts"))
     body = Client().get(url("start", annotator)).content.decode()
-    assert "<h1>Reading French texts</h1>" in body and "<title>Reading French texts · Instructions</title>" in body
+    # The study's own title is study wording: it carries the study's language (en here), not the interface's.
+    assert '<h1 lang="en" dir="ltr">Reading French texts</h1>' in body
+    assert "<title>Reading French texts · Instructions</title>" in body
     annotator = one_annotator(study("lang-fr", interface_language="fr"))
     body = Client().get(url("start", annotator)).content.decode()
     assert "<h1>Étude de traduction</h1>" in body

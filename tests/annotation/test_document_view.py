@@ -83,12 +83,12 @@ def test_shorter_columns_are_padded_so_rows_never_shift():
     assert cols[0][3] == "An extra source line." and cols[1][3] == "" and cols[2][3] == ""
 
 
-def test_earlier_blocks_are_collapsed_read_only_source_only_and_the_current_block_is_marked():
+def test_earlier_blocks_are_read_only_source_only_and_the_current_block_is_marked():
     study, assignment, html = second_block_page()
     tree = lxml.html.fromstring(html)
     assert tree.xpath(f"//section[{cls('doc-context')}]/h2")[0].text_content() == "Block 2 of 3 in this document"
     details = tree.xpath("//details[@data-doc-earlier]")[0]
-    assert details.get("open") is None  # collapsed
+    assert details.get("open") is not None  # one short earlier block (4 lines): open
     assert not details.xpath(".//input | .//button | .//textarea | .//select | .//*[@contenteditable]")  # read-only
     blocks = details.xpath(f".//li[{cls('doc-block')}]")
     first = Item.objects.get(study=study, position=1)
@@ -100,14 +100,73 @@ def test_earlier_blocks_are_collapsed_read_only_source_only_and_the_current_bloc
     assert earlier_outputs and not any(s in details.text_content() for s in earlier_outputs)
 
 
-def test_without_the_source_no_earlier_texts_and_no_source_column():
+def test_without_the_source_each_candidate_shows_its_own_earlier_blocks_under_its_letter():
+    """BlonDe App. D: whole documents, one per system, in one system order per document; no source column."""
     study, assignment, html = second_block_page(show_source=False)
     tree, cols = columns(html)
-    assert not tree.xpath(f"//*[{cls('doc-source')}] | //details[@data-doc-earlier]")
+    assert not tree.xpath(f"//*[{cls('doc-source')}]")
     assert len(cols) == 3
     assert tree.xpath(f"//section[{cls('doc-context')}]/h2")[0].text_content() == "Block 2 of 3 in this document"
     first = Item.objects.get(study=study, position=1)
     assert not any(s in html for s in first.source_sentences)
+    details = tree.xpath("//details[@data-doc-earlier]")[0]
+    assert details.get("open") is not None  # short: open
+    block = details.xpath(f".//li[{cls('doc-block')}]")[0]
+    shown = {col.xpath(f"./h4[{cls('doc-block-letter')}]")[0].text_content():
+             [p.text_content() for p in col.xpath(f"./div[{cls('doc-block-text')}]/p")]
+             for col in block.xpath(f".//div[{cls('doc-block-column')}]")}
+    # Letter X's earlier text is the block-1 text of the system behind letter X on this screen.
+    on_screen = ordered_candidates(assignment)
+    earlier = {c.system: c.sentences for c in first.candidates.all()}
+    letters = "ABC"
+    assert shown == {f"Candidate {letters[k]}": earlier[c.system] for k, c in enumerate(on_screen)}
+    lowered = html.lower()
+    for word in FORBIDDEN:
+        assert word not in lowered, word
+
+
+def test_earlier_blocks_of_a_long_document_start_collapsed():
+    study = study_import(status="open", data=document_study_file(slug="long", candidates=2, sentences=4, blocks=3,
+                                                                  show_source=False))
+    annotator = annotators_create(study=study)[0]
+    for _ in range(2):
+        current = assignment_next(annotator=annotator)
+        assert current is not None
+        judgment_submit(assignment=current, payload={"ranks": {c.public_id: 1 for c in ordered_candidates(current)}})
+    html = Client().get(f"/a/{annotator.token}/item/", follow=True).content.decode()
+    tree = lxml.html.fromstring(html)
+    details = tree.xpath("//details[@data-doc-earlier]")[0]
+    assert details.get("open") is None  # two earlier blocks of 4 lines: 8 > OPEN_LINES
+    assert len(details.xpath(f".//li[{cls('doc-block')}]")) == 3
+
+
+def test_earlier_blocks_keep_the_candidates_typography_normalised():
+    """Without it the reference's curly quotes in block 1 would single out its letter on block 2."""
+    data = document_study_file(slug="typo2", candidates=2, sentences=2, blocks=2, show_source=False,
+                               normalise_typography=True)
+    data["items"][0]["candidates"][0]["sentences"] = ["“Well… it’s late,” she said.", "He left."]
+    study = study_import(status="open", data=data)
+    annotator = judge_first_block(study)
+    html = Client().get(f"/a/{annotator.token}/item/", follow=True).content.decode()
+    details = lxml.html.fromstring(html).xpath("//details[@data-doc-earlier]")[0]
+    assert "\"Well... it's late,\" she said." in details.text_content()
+    assert "’" not in details.text_content() and "…" not in details.text_content()
+
+
+def test_a_spam_copy_shows_the_same_earlier_texts_as_its_item():
+    data = document_study_file(slug="spamearly", candidates=3, sentences=6, blocks=3, show_source=False)
+    data["settings"]["spam_rate"] = 0.5
+    study = study_import(status="open", data=data)
+    from annotation.document import document_screen
+    copies = list(Item.objects.filter(study=study, is_spam=True, spam_of__position__gt=1))
+    assert copies
+    for spam in copies:
+        cands = sorted(spam.candidates.all(), key=lambda c: c.system)
+        real_cands = sorted(spam.spam_of.candidates.all(), key=lambda c: c.system)
+        views: list[dict] = [{"lines": [], "letter": "ABC"[k]} for k in range(3)]
+        screen = document_screen(item=spam, study=study, cands=cands, candidate_views=views)
+        real = document_screen(item=spam.spam_of, study=study, cands=real_cands, candidate_views=views)
+        assert screen["earlier"] == real["earlier"] and screen["earlier"]
 
 
 def test_a_spam_copy_sits_in_its_real_items_document():
