@@ -96,11 +96,13 @@ def _run_evaluate(job: EvaluationJob) -> list[str]:
     from evaluators.metrics.scores import evaluator_run
 
     names = list(dict.fromkeys(job.params["evaluators"]))
+    nlp = job.params.get("nlp") or None
+    paired = job.params.get("paired", "bs")
     lines = []
     for i, name in enumerate(names):
         _progress_writer(job)(i, len(names), f"{name} ({i + 1} of {len(names)} evaluators)")
         with progress.listening(_progress_writer(job, f"{name} ({i + 1} of {len(names)})")):
-            evaluator = evaluator_run(study=job.study, name=name)
+            evaluator = evaluator_run(study=job.study, name=name, nlp=nlp, paired=None if paired == "none" else paired)
         lines.append(f"{name}: {evaluator.scores.count()} scores stored")
     return lines
 

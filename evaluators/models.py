@@ -28,6 +28,19 @@ class Evaluator(models.Model):
     kind = models.CharField(max_length=10, choices=EvaluatorKind.choices, default=EvaluatorKind.IMPORTED,
                             help_text="Built-in evaluators are recomputed by `evaluate`; imported ones come from a file.")
     description = models.TextField(blank=True, help_text="What the metric measures and where it comes from (shown in reports).")
+    signature = models.TextField(blank=True, help_text="What exactly was computed (sacrebleu-style signature of the "
+                                                       "registry evaluator; one line per distinct signature).")
+    backend = models.CharField(max_length=200, blank=True,
+                               help_text="The language backend asked for (--nlp); blank: the evaluator's default "
+                                         "(its signature names the backend and versions used).")
+    system_scores = models.JSONField(default=dict, blank=True,
+                                     help_text="Corpus-level score per system on the metric's own scale, with its "
+                                               "categories and counts: {system: {score, categories, counts, notes}}.")
+    notes = models.JSONField(default=list, blank=True,
+                             help_text="What the run left out, guessed or could not define (one message each).")
+    paired = models.JSONField(null=True, blank=True,
+                              help_text="Paired significance tests between systems (first system = baseline): "
+                                        "{method, baseline, n_samples, seed, tests: [...]}; null when not run.")
     created_at = models.DateTimeField(auto_now_add=True, help_text="When the scores were first stored.")
     updated_at = models.DateTimeField(auto_now=True, help_text="When the scores were last replaced.")
 

@@ -1,18 +1,32 @@
-"""Forms of the comparison page: run built-in evaluators, upload a score file, pick comparison options."""
+"""Forms of the comparison page: run registry evaluators, upload a score file, pick comparison options."""
 from __future__ import annotations
 
 from django import forms
 
-from evaluators.metrics.builtin import BUILTIN_EVALUATORS
+from django.core.validators import RegexValidator
+
+from evaluators.metrics.registry import evaluators as registered_evaluators
 from evaluators.comparison.core import HUMAN_SCORES
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
+def _evaluator_choices() -> list[tuple[str, str]]:
+    return [(name, f"{name} — {spec.description}") for name, spec in sorted(registered_evaluators().items())]
+
+
 class EvaluatorRunForm(forms.Form):
     evaluators = forms.MultipleChoiceField(
-        choices=[(name, f"{name} — {spec.description}") for name, spec in BUILTIN_EVALUATORS.items()],
-        widget=forms.CheckboxSelectMultiple, help_text="Built-in evaluators to (re)compute.")
+        choices=_evaluator_choices, widget=forms.CheckboxSelectMultiple, help_text="Evaluators to (re)compute.")
+    nlp = forms.CharField(
+        required=False, max_length=200, label="Language backend",
+        validators=[RegexValidator(r"^(lexicon|spacy:[A-Za-z0-9_.\-]+)$",
+                                   "Give lexicon or spacy:PIPELINE (an installed spaCy pipeline).")],
+        help_text="Blank: each evaluator's default (lexicon). spacy:PIPELINE for an installed spaCy pipeline.")
+    paired = forms.ChoiceField(
+        choices=[("bs", "paired bootstrap (1,000 resamples)"), ("ar", "approximate randomisation (10,000 trials)"),
+                 ("none", "none")], initial="bs", required=False, label="Paired test",
+        help_text="sacrebleu's paired test of every system against the first (bleu, chrf, ter).")
 
 
 class ScoreImportForm(forms.Form):

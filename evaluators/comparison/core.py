@@ -26,8 +26,11 @@ Method (docs/evaluators.md has the long form)
 * **Orientation**: every evaluator score is turned into an *oriented* score
   (``score`` if higher is better, else ``-score``) before any comparison, so
   positive correlations and concordance always mean "agrees with humans".
-* **Evaluator system score**: mean over real (non-spam) items; for document-
-  level scores the per-document value is counted once per document.  For
+* **Evaluator system score**: the evaluator's corpus-level score when it has
+  one (registry evaluators: corpus BLEU/chrF/TER, pooled pronoun P/R/F,
+  BlonDe, ...; ``system_score: "corpus"``), else the mean over real (non-spam)
+  items; for document-level scores the per-document value is counted once per
+  document (``"mean"``; the mean is reported either way).  For
   imported evaluators that scored the reference too, the primary score is
   DiP Eq. 1 (Jwalapuram et al. 2021): ``Σ_items oriented(ref) − oriented(sys)``
   over items scored for both, LOWER is better
@@ -164,8 +167,10 @@ def _oriented(rows: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
     return rows
 
 
-def _evaluator_systems(rows: pd.DataFrame, higher_is_better: bool, kind: str) -> tuple[dict[str, Any], str, bool]:
-    """Per non-reference system: mean (documents once), DiP Eq. 1 where a reference was scored."""
+def _evaluator_systems(rows: pd.DataFrame, higher_is_better: bool, kind: str,
+                       corpus_scores: Mapping[str, float | None] | None = None) -> tuple[dict[str, Any], str, bool]:
+    """Per non-reference system: mean (documents once), DiP Eq. 1 where a reference was scored, and the
+    evaluator's corpus-level score where it has one (then the system score: ``corpus``)."""
     real = rows[~rows["is_spam_item"]]
     systems_rows = real[~real["is_reference"]]
     means: dict[str, dict[str, Any]] = {}
@@ -176,6 +181,18 @@ def _evaluator_systems(rows: pd.DataFrame, higher_is_better: bool, kind: str) ->
         means[str(system)] = {"mean": _num(per_unit.mean()), "n": int(len(per_unit))}
     has_reference = bool(real["is_reference"].any())
     use_eq1 = kind == "imported" and has_reference
+    if corpus_scores and not use_eq1:
+        for system, value in corpus_scores.items():
+            means.setdefault(str(system), {"mean": None, "n": 0})
+        for system, entry in means.items():
+            entry["corpus"] = _num(corpus_scores.get(system))
+            entry["score"] = entry["corpus"]
+        ranks = _ranks({s: e["score"] for s, e in means.items()}, higher_is_better)
+        for system, entry in means.items():
+            entry["rank"] = ranks[system]
+            entry["oriented"] = None if entry["score"] is None else (
+                entry["score"] if higher_is_better else -entry["score"])
+        return means, "corpus", higher_is_better
     if use_eq1:
         frame = real.assign(system=np.where(real["is_reference"], _REF, real["system"]))
         eq1 = dip_scores(frame, reference_system=_REF, item="item", system="system", score="oriented")
@@ -336,12 +353,18 @@ def compare_frames(
         kind = str(spec.get("kind") or "imported")
         rows = _oriented(scores[scores["evaluator"] == name], hib)
         # Not ``systems``: that parameter (every candidate system) is read again below.
-        by_system, system_score, score_hib = _evaluator_systems(rows, hib, kind)
+        corpus_scores = {str(s): (v or {}).get("score") for s, v in (spec.get("system_scores") or {}).items()}
+        by_system, system_score, score_hib = _evaluator_systems(rows, hib, kind, corpus_scores)
         entry: dict[str, Any] = {
             "name": name, "higher_is_better": hib, "kind": kind, "description": spec.get("description", ""),
             "system_score": system_score, "system_score_higher_is_better": score_hib,
             "n_scores": int(len(rows)),
             "systems": {s: {k: v for k, v in e.items() if k != "oriented"} for s, e in by_system.items()},
+            "signature": spec.get("signature") or "", "backend": spec.get("backend") or "",
+            "evaluator_notes": list(spec.get("notes") or []),
+            "corpus": ({s: {k: v for k, v in (entry or {}).items() if k != "notes"}
+                        for s, entry in (spec.get("system_scores") or {}).items()} or None),
+            "paired": spec.get("paired"),
         }
         real_rows = rows[~rows["is_spam_item"]]
         units, unit_kind = unit_scores(real_rows, item_documents)

@@ -107,3 +107,28 @@ def dip_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({"name": e["name"], "n_items": counts,
                      "uneven": len(counts) > 1})
     return rows
+
+
+def corpus_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per evaluator with a signature or corpus scores: its signature lines, notes and paired-test rows."""
+    groups = []
+    for e in result["evaluators"]:
+        paired = e.get("paired")
+        if not (e.get("signature") or e.get("corpus") or paired):
+            continue
+        tests = []
+        if paired:
+            for t in paired["tests"]:
+                ci = f"± {_num(t['ci'], 2)}" if t.get("ci") is not None else ""
+                tests.append({"system": t["system"], "is_baseline": t["is_baseline"], "score": _num(t["score"], 2),
+                              "mean": _num(t.get("mean"), 2) if t.get("mean") is not None else "", "ci": ci,
+                              "p": "" if t["is_baseline"] else _p(t["p_value"]),
+                              "significant": bool(t.get("significant"))})
+        groups.append({"name": e["name"], "signature": (e.get("signature") or "").splitlines(),
+                       "backend": e.get("backend") or "", "system_score": e["system_score"],
+                       "notes": e.get("evaluator_notes") or [], "tests": tests,
+                       "method": paired["method_name"] if paired else "",
+                       "n_samples": paired["n_samples"] if paired else None,
+                       "seed": paired["seed"] if paired else None,
+                       "baseline": paired["baseline"] if paired else ""})
+    return groups

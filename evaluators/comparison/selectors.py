@@ -66,7 +66,9 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
     evaluators = evaluators_for_study(study=study)
     if names:
         evaluators = [e for e in evaluators if e.name in names]
-    specs = [{"name": e.name, "higher_is_better": e.higher_is_better, "kind": e.kind, "description": e.description}
+    specs = [{"name": e.name, "higher_is_better": e.higher_is_better, "kind": e.kind, "description": e.description,
+              "signature": e.signature, "backend": e.backend, "system_scores": e.system_scores, "notes": e.notes,
+              "paired": e.paired}
              for e in evaluators]
     scores = scores_frame(study=study)
     result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,

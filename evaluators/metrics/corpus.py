@@ -50,6 +50,9 @@ class Corpus:
     #: Human annotations of references, by segment key: kind -> phrases of that reference (BlonDe+'s
     #: "ambiguity" / "ellipsis" spans, Jiang et al. 2022 §4.3); empty when there are none.
     annotations: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    #: Target language of each segment, by key, when the corpus mixes directions (a DiaBLa study: each
+    #: item's metadata says into which language it was translated); empty: ``target_language`` for all.
+    segment_languages: dict[str, str] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:

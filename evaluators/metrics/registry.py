@@ -13,6 +13,8 @@ from evaluators.metrics import blonde  # noqa: F401,E402  (blonde, dblonde, blon
 from evaluators.metrics import dcoem  # noqa: F401,E402  (dcoem)
 from evaluators.metrics import lexical_consistency  # noqa: F401,E402  (lexical-consistency)
 from evaluators.metrics import sacrebleu_metrics  # noqa: F401,E402  (bleu, chrf, ter: corpus level)
+from evaluators.metrics import document_metrics  # noqa: F401,E402  (doc-bleu, doc-chrf, doc-ter)
+from evaluators.metrics import wordlists  # noqa: F401,E402  (pronoun-p/r/f, connective-acc/any)
 
 
 def evaluators() -> dict[str, CorpusEvaluator]:

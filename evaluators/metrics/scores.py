@@ -1,4 +1,4 @@
-"""Services that store metric scores: importing a score file, running a built-in evaluator.
+"""Services that store metric scores: importing a score file, running a registry evaluator on a study.
 
 A score file is validated whole before anything is written: every bad row is
 reported with its line and field, and a file with any error stores nothing
@@ -17,7 +17,6 @@ from django.db import transaction
 
 from studies.models import Candidate, Item, Study
 
-from evaluators.metrics.builtin import BUILTIN_EVALUATORS
 from evaluators.models import Evaluator, EvaluatorKind, MetricScore
 
 SCORE_COLUMNS = ("item", "system", "score")
@@ -36,7 +35,18 @@ class ScoreFileError(Exception):
 
 
 class UnknownEvaluatorError(ValueError):
-    """No built-in evaluator has this name; the message lists the available ones."""
+    """No registered evaluator has this name; the message lists the available ones."""
+
+
+class EvaluationError(ValueError):
+    """The evaluator cannot score this study (no item with a reference, a language it has no list for, ...)."""
+
+
+def evaluator_names() -> list[str]:
+    """Every evaluator ``evaluate`` can run on a study: the registry's, by name."""
+    from evaluators.metrics.registry import evaluators
+
+    return sorted(evaluators())
 
 
 @dataclass
@@ -202,7 +212,7 @@ def parse_scores(*, study: Study, file_name: str, content: str, name: str | None
     existing = {e.name: e for e in Evaluator.objects.filter(study=study, name__in=list(by_name))}
     for metric, metric_rows in by_name.items():
         first = metric_rows[0].line
-        if metric in BUILTIN_EVALUATORS or (metric in existing and existing[metric].kind == EvaluatorKind.BUILTIN):
+        if metric in evaluator_names() or (metric in existing and existing[metric].kind == EvaluatorKind.BUILTIN):
             errors.append(f"line {first}: name: {metric!r} is a built-in evaluator; import under another name")
             continue
         if len(metric) > 100:
@@ -257,22 +267,114 @@ def scores_import(*, study: Study, file_name: str, content: str, name: str | Non
     return out
 
 
-def evaluator_run(*, study: Study, name: str) -> Evaluator:
-    """Compute a built-in evaluator over the study and store (replace) its scores.
+#: Paired test methods ``evaluator_run`` accepts (sacrebleu's), or None for no test.
+PAIRED_METHODS = ("bs", "ar")
 
-    Raises :class:`UnknownEvaluatorError` naming the available evaluators.
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, ±inf) as None, tuples as lists: storable as JSON anywhere."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """sacrebleu's paired test of every system against the first, for a corpus metric; (None, notes) if none."""
+    if method is None or len(corpus.systems) < 2:
+        return None, []
+    from evaluators.metrics.significance import DEFAULT_SAMPLES, DEFAULT_SEED, METHODS, paired_test
+
+    try:
+        tests = paired_test(corpus, name, method=method)
+    except ValueError as exc:  # not a sacrebleu corpus metric, no segment every system translated, ...
+        return None, [f"no paired significance test: {exc}"]
+    return {"method": method, "method_name": METHODS[method], "baseline": tests[0]["baseline"],
+            "n_samples": tests[0]["n_samples"] if tests else DEFAULT_SAMPLES[method],
+            "seed": tests[0]["seed"] if tests else DEFAULT_SEED, "tests": tests}, []
+
+
+def evaluator_run(*, study: Study, name: str, nlp: str | None = None, paired: str | None = "bs") -> Evaluator:
+    """Run a registry evaluator over the study and store (replace) its scores, system scores and signature.
+
+    The study becomes a :class:`~evaluators.metrics.corpus.Corpus`
+    (:func:`evaluators.metrics.study_corpus.build_study_corpus`); the
+    evaluator's segment scores are stored as :class:`MetricScore` rows (an
+    undefined score, ``None``, is not stored and is counted in a note; a
+    document-level score is stored on each of the document's items with
+    ``document`` set); its corpus-level system scores, signature, notes and,
+    for sacrebleu's corpus metrics with two or more systems, the paired test
+    of every system against the first (``paired``: ``"bs"``, ``"ar"`` or
+    None) go on the :class:`Evaluator`.  ``nlp``: the language backend spec
+    (``lexicon``, ``spacy:NAME``); None: the evaluator's default.
+
+    Raises :class:`UnknownEvaluatorError` naming the available evaluators, or
+    :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
+    study; nothing is stored then.
     """
-    spec = BUILTIN_EVALUATORS.get(name)
+    from evaluators import progress
+    from evaluators.metrics.registry import evaluators
+    from evaluators.metrics.study_corpus import build_study_corpus
+
+    registry = evaluators()
+    spec = registry.get(name)
     if spec is None:
-        raise UnknownEvaluatorError(f"unknown evaluator {name!r}; available: {', '.join(BUILTIN_EVALUATORS)}")
-    rows = [MetricScore(item=item, system=system, score=score,
-                        document=item.document_id if spec.level == "document" else "")
-            for item, system, score in spec.func(study)]
+        raise UnknownEvaluatorError(f"unknown evaluator {name!r}; available: {', '.join(sorted(registry))}")
+    if paired is not None and paired not in PAIRED_METHODS:
+        raise ValueError(f"paired: unknown method {paired!r}; one of {', '.join(PAIRED_METHODS)} or none")
+    backend = None
+    if nlp:
+        from evaluators.metrics.language import get_backend
+
+        try:
+            backend = get_backend(nlp)
+        except (ValueError, RuntimeError, ImportError, OSError) as exc:  # unknown kind; spaCy/pipeline missing
+            raise EvaluationError(f"nlp: {exc}") from exc
+    built = build_study_corpus(study)
+    corpus = built.corpus
+    if not corpus.segments:
+        raise EvaluationError(f"{name}: study {study.slug!r} has no real item with a reference candidate: "
+                              "nothing to score (reference-based metrics)")
+
+    def report(done: int, total: int) -> None:
+        progress.report(done, total, name)
+
+    try:
+        result = spec.evaluate(corpus, nlp=backend, progress=report)
+    except (ValueError, LookupError) as exc:
+        raise EvaluationError(str(exc)) from exc
+    paired_block, paired_notes = _paired(corpus, name, paired)
+    rows: list[MetricScore] = []
+    undefined = 0
+    for seg in result.segments:
+        item = built.items.get(seg.key)
+        if item is None:
+            continue
+        if seg.score is None or not math.isfinite(seg.score):
+            undefined += 1
+            continue
+        rows.append(MetricScore(item=item, system=seg.system, score=float(seg.score),
+                                document=item.document_id if seg.document else ""))
+    notes = list(built.notes)
+    for system in result.systems:
+        for note in system.notes:
+            if note not in notes:
+                notes.append(note)
+    if undefined:
+        notes.append(f"{undefined} segment score(s) undefined: not stored, left out of the means")
+    notes += paired_notes
+    system_scores = _json_safe({s.system: {"score": s.score, "signature": s.signature, "categories": s.categories,
+                                           "counts": s.counts, "notes": s.notes} for s in result.systems})
+    signature = "\n".join(dict.fromkeys(s.signature for s in result.systems if s.signature))
     with transaction.atomic():
         evaluator, _ = Evaluator.objects.update_or_create(
             study=study, name=name,
-            defaults={"higher_is_better": spec.higher_is_better, "kind": EvaluatorKind.BUILTIN,
-                      "description": spec.description})
+            defaults={"higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
+                      "description": spec.description, "signature": signature, "backend": nlp or "",
+                      "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block)})
         for row in rows:
             row.evaluator = evaluator
         _replace_scores(evaluator, rows)

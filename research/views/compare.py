@@ -28,7 +28,8 @@ from rest_framework.views import APIView
 
 from studies.models import Study
 
-from evaluators.comparison.display import contrastive_table, dip_rows, mean_rows, mean_units, t_test_groups
+from evaluators.comparison.display import (contrastive_table, corpus_groups, dip_rows, mean_rows, mean_units,
+                                           t_test_groups)
 from research.forms import CompareOptionsForm, EvaluatorRunForm, ScoreImportForm
 from evaluators.comparison.plot import scatter
 from evaluators.comparison.readiness import study_compare_readiness
@@ -56,7 +57,7 @@ def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({
             "name": e["name"], "kind": e["kind"], "description": e["description"],
             "direction": "higher" if e["higher_is_better"] else "lower",
-            "system_score": "DiP Eq. 1 (Σ ref − sys)" if e["system_score"] == "dip_eq1" else "mean",
+            "system_score": {"dip_eq1": "DiP Eq. 1 (Σ ref − sys)", "corpus": "corpus"}.get(e["system_score"], "mean"),
             "dip": e["system_score"] == "dip_eq1", "score_direction": better,
             "item_n": il.get("n"), "ac1": _num(ac1.get("value")),
             "ac1_ci": f"{_num(ac1.get('ci_low'))} … {_num(ac1.get('ci_high'))}" if ac1.get("value") is not None else "",
@@ -109,10 +110,12 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
         "evaluator_names": [e["name"] for e in result["evaluators"]],
         "evaluator_heads": [{"name": e["name"], "dip": e["system_score"] == "dip_eq1",
+                             "corpus": e["system_score"] == "corpus",
                              "better": "higher" if e["system_score_higher_is_better"] else "lower"}
                             for e in result["evaluators"]],
         "dip_rows": dip_rows(result), "mean_rows": mean_rows(result), "mean_units": mean_units(result),
         "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
+        "corpus_groups": corpus_groups(result),
         "human_label": {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[options["human_score"]],
         "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
         "import_errors": import_errors or [],
@@ -135,7 +138,12 @@ def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _page(request, study, run_form=form, status_code=400)
     names = list(dict.fromkeys(form.cleaned_data["evaluators"]))
-    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": names}, user=request.user)
+    params: dict[str, Any] = {"evaluators": names}
+    if form.cleaned_data.get("nlp"):
+        params["nlp"] = form.cleaned_data["nlp"]
+    if form.cleaned_data.get("paired") and form.cleaned_data["paired"] != "bs":
+        params["paired"] = form.cleaned_data["paired"]
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params=params, user=request.user)
     messages.info(request, f"Queued {', '.join(names)} (job {job.pk}); its progress is shown below under "
                            "“Background jobs”, and the tables update when it is done.")
     return _back(request, study)

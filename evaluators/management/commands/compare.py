@@ -29,6 +29,14 @@ def comparison_text(result: dict[str, Any]) -> str:
             ci = (f"  mean {_fmt(mean['mean'], 4)} [{_fmt(mean['ci_low'], 4)}, {_fmt(mean['ci_high'], 4)}]"
                   if mean.get("mean") is not None else "")
             lines.append(f"  #{s['rank']} {system}: {_fmt(s['score'], 4)}{ci}")
+        for signature in (e.get("signature") or "").splitlines():
+            lines.append(f"  signature: {signature}")
+        paired = e.get("paired")
+        if paired:
+            others = [t for t in paired["tests"] if not t["is_baseline"]]
+            lines.append(f"  {paired['method_name']} vs {paired['baseline']} ({paired['n_samples']} samples, "
+                         f"seed {paired['seed']}): " + ", ".join(
+                             f"{t['system']} p={_fmt(t['p_value'], 4)}{'*' if t['significant'] else ''}" for t in others))
         significant = [t for t in e["paired_t_tests"]["tests"] if t["p_value"] is not None and t["p_value"] < 0.05]
         lines.append(f"  paired t-tests (per {e['paired_t_tests']['unit']}): {len(significant)} of "
                      f"{len(e['paired_t_tests']['tests'])} pairs differ at p < 0.05")

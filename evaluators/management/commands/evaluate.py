@@ -1,4 +1,4 @@
-"""``evaluate SLUG --evaluator NAME [--evaluator NAME …]``: run built-in evaluators, store their scores."""
+"""``evaluate SLUG --evaluator NAME [--evaluator NAME …] [--nlp BACKEND]``: run registry evaluators on a study, store their scores."""
 from __future__ import annotations
 
 import sys
@@ -8,36 +8,84 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators import progress
-from evaluators.metrics.builtin import BUILTIN_EVALUATORS
-from evaluators.metrics.scores import evaluator_run
+from evaluators.metrics.scores import EvaluationError, UnknownEvaluatorError, evaluator_names, evaluator_run
+from evaluators.models import Evaluator
 from studies.models import Study
 
 
 class Command(BaseCommand):
-    help = ("Run built-in automatic evaluators over a study's candidates (each non-reference candidate of each "
-            "real item against the item's reference) and store their scores, replacing earlier runs. "
-            f"Evaluators: {', '.join(BUILTIN_EVALUATORS)}.")
+    help = ("Run registered automatic evaluators over a study's candidates (each non-reference candidate of each "
+            "real item against the item's reference) and store their segment scores, corpus-level system scores, "
+            "signature and, for sacrebleu's corpus metrics, the paired test of every system against the first; "
+            "replaces earlier runs. Evaluators: " + ", ".join(evaluator_names()) + ".")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
         parser.add_argument("--evaluator", action="append", required=True, metavar="NAME",
-                            help="Built-in evaluator to run; repeat for several.")
+                            help="Evaluator to run; repeat for several.")
+        parser.add_argument("--nlp", metavar="BACKEND", default=None,
+                            help="Language backend: lexicon (the default of the evaluators that need one) or "
+                                 "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm).")
+        paired = parser.add_mutually_exclusive_group()
+        paired.add_argument("--paired-ar", action="store_const", dest="paired", const="ar",
+                            help="Paired approximate randomisation (10,000 trials) instead of the paired bootstrap.")
+        paired.add_argument("--no-paired", action="store_const", dest="paired", const="none",
+                            help="No paired significance test.")
+        parser.set_defaults(paired="bs")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        unknown = [n for n in opts["evaluator"] if n not in BUILTIN_EVALUATORS]
+        names = evaluator_names()
+        unknown = [n for n in opts["evaluator"] if n not in names]
         if unknown:
-            raise CommandError(f"unknown evaluator(s): {', '.join(unknown)}; available: {', '.join(BUILTIN_EVALUATORS)}")
+            raise CommandError(f"unknown evaluator(s): {', '.join(unknown)}; available: {', '.join(names)}")
         study = Study.objects.filter(slug=opts["slug"]).first()
         if study is None:
             raise CommandError(f"no study with slug {opts['slug']!r}")
+        if opts["nlp"]:
+            from evaluators.metrics.language import get_backend
+
+            try:
+                get_backend(opts["nlp"])
+            except (ValueError, RuntimeError, ImportError, OSError) as exc:
+                raise CommandError(f"--nlp: {exc}") from None
+        paired = None if opts["paired"] == "none" else opts["paired"]
         # Synchronous here (the pages queue background jobs instead); a progress bar on a terminal.
         bar = sys.stderr if sys.stderr.isatty() else None
         for name in dict.fromkeys(opts["evaluator"]):  # keep order, run each once
             with progress.listening(_progress_bar(bar, name) if bar else lambda *_: None):
-                evaluator = evaluator_run(study=study, name=name)
+                try:
+                    evaluator = evaluator_run(study=study, name=name, nlp=opts["nlp"], paired=paired)
+                except (UnknownEvaluatorError, EvaluationError) as exc:
+                    raise CommandError(f"{name}: {exc}") from None
             if bar:
                 bar.write("\r\033[K")
             self.stdout.write(f"{name}: {evaluator.scores.count()} scores stored")
+            self.stdout.write(system_scores_text(evaluator))
+
+
+def _fmt(value: Any) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def system_scores_text(evaluator: Evaluator) -> str:
+    """The stored corpus-level system scores, signature, paired tests and notes, as indented lines."""
+    lines = []
+    for system, entry in evaluator.system_scores.items():
+        lines.append(f"  {system}: {_fmt(entry.get('score'))}")
+    for signature in evaluator.signature.splitlines():
+        lines.append(f"  signature: {signature}")
+    paired = evaluator.paired
+    if paired:
+        lines.append(f"  {paired['method_name']} ({paired['n_samples']} samples, seed {paired['seed']}), "
+                     f"baseline {paired['baseline']}:")
+        for t in paired["tests"]:
+            if t["is_baseline"]:
+                continue
+            p = t["p_value"]
+            lines.append(f"    {t['system']}: {_fmt(t['score'])} p = {'—' if p is None else f'{p:.4f}'}"
+                         + (" *" if t["significant"] else ""))
+    lines += [f"  note: {n}" for n in evaluator.notes]
+    return "\n".join(lines)
 
 
 def _progress_bar(stream: TextIO, name: str, width: int = 30) -> progress.Listener:

@@ -126,7 +126,10 @@ def test_reproducible_from_frames(study):
     via_study = study_comparison(study=study, n_boot=100)
     via_frames = compare_frames(judgments_frame(study), scores_frame(study=study), protocol="ranking",
                                 evaluators=[{"name": e["name"], "higher_is_better": e["higher_is_better"],
-                                             "kind": e["kind"], "description": e["description"]}
+                                             "kind": e["kind"], "description": e["description"],
+                                             "signature": e["signature"], "backend": e["backend"],
+                                             "notes": e["evaluator_notes"], "paired": e["paired"],
+                                             "system_scores": e["corpus"]}
                                             for e in via_study["evaluators"]],
                                 study=study.slug, n_boot=100)
     assert json.dumps(via_frames, sort_keys=True) == json.dumps(via_study, sort_keys=True)

@@ -104,7 +104,7 @@ def test_a_large_score_file_is_imported_in_the_background(researcher, study, set
 def test_progress_reported_by_evaluator_code_reaches_the_job_row(study, monkeypatch):
     seen = []
 
-    def fake_run(*, study, name):
+    def fake_run(*, study, name, **options):
         for i in progress.steps(range(4), 4, "segments"):
             seen.append(EvaluationJob.objects.values_list("progress_done", "progress_total", "progress_label")
                         .get(pk=job.pk))

@@ -1,4 +1,5 @@
-"""Built-in evaluators: equal to sacrebleu's own numbers, hand-computed pronoun/connective scores, the command."""
+"""The former built-ins, now registry evaluators run on studies: sacrebleu's numbers, hand-computed
+pronoun/connective scores, the ``evaluate`` command."""
 from __future__ import annotations
 
 from io import StringIO
@@ -9,11 +10,12 @@ from django.core.management.base import CommandError
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from evaluators.metrics.builtin import (
-    BUILTIN_EVALUATORS, connective_accuracy, connective_any, guess_language, pronoun_prf, pronoun_tokens,
-    sacrebleu_signatures, sentence_bleu, sentence_chrf, sentence_ter,
+    connective_accuracy, connective_any, pronoun_prf, pronoun_tokens, sacrebleu_signatures, sentence_bleu,
+    sentence_chrf, sentence_ter,
 )
+from evaluators.metrics.study_corpus import guess_target_language as guess_language
 from evaluators.models import Evaluator, MetricScore
-from evaluators.metrics.scores import UnknownEvaluatorError, evaluator_run
+from evaluators.metrics.scores import UnknownEvaluatorError, evaluator_names, evaluator_run
 from studies.importing import study_import
 from tests.factories import study_file
 
@@ -37,7 +39,7 @@ def test_pronoun_prf_hand_computed():
     assert p == pytest.approx(1 / 3) and r == pytest.approx(1 / 4)
     assert f == pytest.approx(2 * (1 / 3) * (1 / 4) / (1 / 3 + 1 / 4))
     assert pronoun_prf("A dog.", "A cat.") is None  # nothing to evaluate
-    assert pronoun_prf("A dog.", "He left.") == (0.0, 0.0, 0.0)
+    assert pronoun_prf("A dog.", "He left.") == (None, 0.0, 0.0)  # precision 0/0: undefined, not 0
     # word boundaries and case: "This", "Itself"→itself, "hit" is not "it", "it's" counts "it"
     assert pronoun_tokens("This hit ITSELF; it's his.") == {"itself": 1, "it": 1, "his": 1}
 
@@ -47,8 +49,8 @@ def test_french_pronouns_and_language_guess():
         "il": 1, "j'": 1, "elle": 1, "s'": 1, "son": 1}
     # English words that look like French pronouns are not counted in English text
     assert pronoun_tokens("My son sat on it.", "en") == {"my": 1, "it": 1}
-    assert guess_language("Le chat est sur la table et il dort.") == "fr"
-    assert guess_language("The cat is on the table and it sleeps.") == "en"
+    assert guess_language(["Le chat est sur la table et il dort."]) == "fr"
+    assert guess_language(["The cat is on the table and it sleeps."]) == "en"
 
 
 def test_connectives_hand_computed():
@@ -80,7 +82,8 @@ def test_run_scores_real_non_reference_candidates_only():
     assert not any(r.item.is_spam for r in rows)  # never a spam item
     assert len(rows) == 8
     one = next(r for r in rows if r.item.external_id == "ext-0" and r.system == "sys1")
-    assert one.score == BLEU(effective_order=True).sentence_score(f"{HYP} Sentence 0.", [f"{REF} Sentence 0."]).score
+    assert one.score == pytest.approx(
+        BLEU(effective_order=True).sentence_score(f"{HYP} Sentence 0.", [f"{REF} Sentence 0."]).score)
     assert evaluator.kind == "builtin" and evaluator.higher_is_better
     assert evaluator_run(study=study, name="ter").higher_is_better is False
 
@@ -95,7 +98,10 @@ def test_document_level_concatenates_in_position_order():
     assert set(doc0) == {"ext-0", "ext-2"}
     expected = BLEU(effective_order=True).sentence_score(f"{HYP} Sentence 0. {HYP} Sentence 2.",
                                                          [f"{REF} Sentence 0. {REF} Sentence 2."]).score
-    assert doc0["ext-0"].score == doc0["ext-2"].score == expected
+    assert doc0["ext-0"].score == doc0["ext-2"].score == pytest.approx(expected)
+    doc1 = next(r.score for r in rows if r.document == "doc-1")
+    assert evaluator.system_scores["sys1"]["score"] == pytest.approx((expected + doc1) / 2)  # mean of documents
+    assert evaluator.signature.startswith("doc-bleu|unit:document|") and "tok:13a" in evaluator.signature
 
 
 @pytest.mark.django_db
@@ -103,13 +109,23 @@ def test_evaluate_command(capsys):
     study = _study()
     out = StringIO()
     call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", stdout=out)
-    assert out.getvalue().splitlines() == ["chrf: 8 scores stored", "pronoun-f: 8 scores stored"]
-    call_command("evaluate", study.slug, "--evaluator", "chrf", stdout=StringIO())  # rerun replaces
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "chrf: 8 scores stored" and "pronoun-f: 8 scores stored" in lines
+    chrf = Evaluator.objects.get(name="chrf")
+    assert f"  sys1: {chrf.system_scores['sys1']['score']:.4f}" in lines
+    assert f"  signature: {chrf.signature}" in lines and chrf.signature.startswith("nrefs:1|case:mixed|eff:yes|nc:6")
+    assert any(line.startswith("  paired bootstrap resampling (1000 samples, seed 12345), baseline sys1")
+               for line in lines)
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--no-paired", stdout=StringIO())  # rerun replaces
     assert MetricScore.objects.filter(evaluator__name="chrf").count() == 8
+    assert Evaluator.objects.get(name="chrf").paired is None
     with pytest.raises(CommandError) as exc:
-        call_command("evaluate", study.slug, "--evaluator", "blonde")
-    assert "unknown evaluator(s): blonde; available: bleu, chrf, ter, doc-bleu" in str(exc.value)
+        call_command("evaluate", study.slug, "--evaluator", "comet")
+    assert "unknown evaluator(s): comet; available: bleu, blonde," in str(exc.value)
+    with pytest.raises(CommandError) as exc:
+        call_command("evaluate", study.slug, "--evaluator", "chrf", "--nlp", "nonsense")
+    assert "--nlp: unknown language backend 'nonsense'" in str(exc.value)
     with pytest.raises(UnknownEvaluatorError):
         evaluator_run(study=study, name="comet")
     assert set(Evaluator.objects.values_list("name", flat=True)) == {"chrf", "pronoun-f"}
-    assert set(BUILTIN_EVALUATORS) >= {"bleu", "chrf", "ter", "doc-bleu", "pronoun-f", "connective-acc"}
+    assert set(evaluator_names()) >= {"bleu", "chrf", "ter", "doc-bleu", "pronoun-f", "connective-acc", "blonde"}
