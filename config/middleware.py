@@ -1,20 +1,29 @@
 """One middleware guarding every request before the views: body size, rate limits, outages.
 
 - An API request announcing a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` gets 413 JSON
-  before anything reads it (config/parsers.py catches bodies without Content-Length).
-- Requests that authenticate with a token (an ``Authorization`` header, or an invitation
-  link ``a/<token>/…``) from an address that has already failed ``RATELIMIT_INVALID_TOKENS``
-  times in the window get 429 without being looked up; a failure is a 401, or a 404 of a
-  token link. Prolific entries (``p/<slug>/``) count every request against
-  ``RATELIMIT_PROLIFIC``. Answers are JSON under ``/api/``, a short page elsewhere.
+  before anything reads it.
+- A body sent with ``Transfer-Encoding: chunked`` has no Content-Length, and Django would
+  read it as empty (``WSGIRequest`` bounds ``wsgi.input`` by CONTENT_LENGTH, 0 when absent):
+  the server (gunicorn) has already decoded the chunks, so the bytes are read here, at most
+  ``DATA_UPLOAD_MAX_MEMORY_SIZE`` + 1 of them; over the limit → 413, else the request goes
+  on with those bytes and their length as Content-Length, as if the client had sent one.
+- Token failures (a 401, or a 404 of an invitation link ``a/<token>/…``) are counted per
+  client address against ``RATELIMIT_INVALID_TOKENS``. Once an address is over it, its
+  requests that carry a token are still answered when the token (or a session) is valid —
+  annotators and researchers behind one NAT keep working — and get 429 when it is not
+  (instead of the 401/404, which keeps counting). Prolific entries (``p/<slug>/``) count
+  every request against ``RATELIMIT_PROLIFIC``. Answers are JSON under ``/api/``, a short
+  page elsewhere.
 - A view that finds the database unreachable gives 503 with Retry-After
   (config/errors.py) instead of a 500.
 """
 from __future__ import annotations
 
+import io
 from typing import Callable
 
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
@@ -51,19 +60,60 @@ def _route(request: HttpRequest) -> tuple[str, bool]:
     return match.view_name, "token" in match.kwargs
 
 
+def _is_chunked(request: HttpRequest) -> bool:
+    return ("chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+            and not request.META.get("CONTENT_LENGTH"))
+
+
+def _read_chunked_body(request: HttpRequest) -> bool:
+    """Read a chunked body (already de-chunked by the server) into memory, at most the limit + 1 bytes.
+
+    False when it is over ``DATA_UPLOAD_MAX_MEMORY_SIZE``. Otherwise Django and DRF read the
+    bytes as they read a body sent with Content-Length (WSGIRequest's stream and CONTENT_LENGTH
+    are replaced before anything has read them).
+    """
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    stream = request.META.get("wsgi.input")
+    parts: list[bytes] = []
+    size = 0
+    while stream is not None and size <= limit:  # bounded: stops at EOF or one byte past the limit
+        part = stream.read(limit + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size > limit:
+        return False
+    body = b"".join(parts)
+    request.META["CONTENT_LENGTH"] = str(len(body))
+    request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[attr-defined]
+    return True
+
+
+def _too_large(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return json_error(413, too_large_message())
+    return HttpResponse(f"<!doctype html><title>Request too large</title><h1>Request too large</h1>"
+                        f"<p>{too_large_message()}</p>", status=413)
+
+
 class ApiGuardMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if is_api(request) and self._content_length(request) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        if self._content_length(request) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE and is_api(request):
             return json_error(413, too_large_message())
+        if _is_chunked(request) and not _read_chunked_body(request):
+            return _too_large(request)
         view_name, token_route = _route(request)
         address = ratelimit.client_address(request)
         uses_token = token_route or bool(request.META.get("HTTP_AUTHORIZATION"))
         tokens = ratelimit.Limit.parse(settings.RATELIMIT_INVALID_TOKENS)
-        if uses_token and ratelimit.ratelimit_count(bucket="token", address=address, limit=tokens) >= tokens.count:
-            return _too_many(request, ratelimit.retry_after(tokens))
+        # Over the limit, the request still goes to the view: a valid token or session is
+        # answered as usual; an invalid one is turned into a 429 below.
+        limited = uses_token and ratelimit.ratelimit_count(bucket="token", address=address,
+                                                           limit=tokens) >= tokens.count
         if view_name == "annotation:prolific":
             entries = ratelimit.Limit.parse(settings.RATELIMIT_PROLIFIC)
             if ratelimit.ratelimit_hit(bucket="prolific", address=address, limit=entries) > entries.count:
@@ -71,6 +121,8 @@ class ApiGuardMiddleware:
         response = self.get_response(request)
         if uses_token and (response.status_code == 401 or (token_route and response.status_code == 404)):
             ratelimit.ratelimit_hit(bucket="token", address=address, limit=tokens)
+            if limited:
+                return _too_many(request, ratelimit.retry_after(tokens))
         return response
 
     @staticmethod

@@ -1,10 +1,18 @@
 """Fixed-window rate limits per client address, counted in a shared cache.
 
 The counters live in the ``ratelimit`` cache alias (config/settings.py): Redis when
-``REDIS_URL`` is set, so every app server behind one Redis counts the same hits,
-per-process memory otherwise. A limit is ``"<count>/<seconds>"``: at most count
-events per address in each window of that many seconds (windows are aligned on
-multiples of the length, so every server agrees on the window without talking).
+``REDIS_URL`` is set, so every app server behind one Redis counts the same hits, else
+the ``ratelimit_cache`` table of the database (Django's database cache), which every
+gunicorn worker and every app server on that database shares. A limit is
+``"<count>/<seconds>"``: at most count events per address in each window of that many
+seconds (windows are aligned on multiples of the length, so every server agrees on the
+window without talking).
+
+Counting is atomic on both: Redis' INCR; in the database, ``add`` then ``incr`` inside one
+transaction that holds the counter's row (SQLite's IMMEDIATE transactions take the write
+lock at BEGIN; PostgreSQL locks the row with SELECT … FOR UPDATE), so failures on two
+workers at the same moment are both counted. The table is created on first use if
+``createcachetable`` was not run (docs/deploy.md).
 
 If the cache itself fails the request is let through (and logged): a Redis outage
 must not lock annotators out.
@@ -17,6 +25,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.db import DatabaseCache
+from django.core.management import call_command
+from django.db import connections, router, transaction
 from django.http import HttpRequest
 
 logger = logging.getLogger(__name__)
@@ -49,27 +61,56 @@ def _key(bucket: str, address: str, limit: Limit, now: float) -> str:
     return f"{bucket}:{address}:{int(now // limit.seconds)}"
 
 
+_tables_ready: set[str] = set()
+
+
+def _cache() -> BaseCache:
+    """The ``ratelimit`` cache; a database cache's table is created the first time a process needs it."""
+    cache = caches["ratelimit"]
+    if isinstance(cache, DatabaseCache):
+        db = router.db_for_write(cache.cache_model_class)
+        if db not in _tables_ready:
+            if cache._table not in connections[db].introspection.table_names():
+                call_command("createcachetable", database=db, verbosity=0)
+            _tables_ready.add(db)
+    return cache
+
+
 def ratelimit_count(*, bucket: str, address: str, limit: Limit, now: float | None = None) -> int:
     """Events counted so far in the current window (0 when the cache is unreachable)."""
     try:
-        return int(caches["ratelimit"].get(_key(bucket, address, limit, now or time.time()), 0))
+        return int(_cache().get(_key(bucket, address, limit, now or time.time()), 0))
     except Exception:  # noqa: BLE001 - any cache failure: fail open, see the module docstring
         logger.exception("rate-limit cache unreachable")
         return 0
 
 
+def _add_and_incr(cache: BaseCache, key: str, timeout: int) -> int:
+    cache.add(key, 0, timeout=timeout)
+    try:
+        return int(cache.incr(key))
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout=timeout)
+        return 1
+
+
 def ratelimit_hit(*, bucket: str, address: str, limit: Limit, now: float | None = None) -> int:
-    """Count one event; returns the window's count including it. ``add`` then ``incr`` is atomic
-    in Redis (INCR) and under the lock of the local-memory cache."""
-    cache = caches["ratelimit"]
+    """Count one event; returns the window's count including it (atomically, see the module docstring)."""
     key = _key(bucket, address, limit, now or time.time())
     try:
-        cache.add(key, 0, timeout=limit.seconds + 1)
-        try:
-            return int(cache.incr(key))
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=limit.seconds + 1)
-            return 1
+        cache = _cache()
+        if not isinstance(cache, DatabaseCache):
+            return _add_and_incr(cache, key, limit.seconds + 1)
+        db = router.db_for_write(cache.cache_model_class)
+        connection = connections[db]
+        with transaction.atomic(using=db):
+            cache.add(key, 0, timeout=limit.seconds + 1)
+            if connection.features.has_select_for_update:
+                table = connection.ops.quote_name(cache._table)
+                with connection.cursor() as cursor:
+                    cursor.execute(f"SELECT cache_key FROM {table} WHERE cache_key = %s FOR UPDATE",
+                                   [cache.make_and_validate_key(key)])
+            return _add_and_incr(cache, key, limit.seconds + 1)
     except Exception:  # noqa: BLE001
         logger.exception("rate-limit cache unreachable")
         return 0

@@ -137,8 +137,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One Redis shared by every app server when REDIS_URL is set (rate limits must be counted
 # across servers; the report caches are keyed by content, so sharing them is safe), else
-# per-process memory. "ratelimit" is its own alias so clearing it never drops reports.
+# per-process memory for reports. "ratelimit" is its own alias so clearing it never drops
+# reports; without Redis it is a table of this database (`manage.py createcachetable`;
+# config/ratelimit.py creates it if missing), which every gunicorn worker — and every app
+# server on the same database — sees, so the limit is not multiplied by the worker count.
 REDIS_URL = os.getenv("REDIS_URL", "")
+RATELIMIT_CACHE_TABLE = "ratelimit_cache"
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
@@ -148,7 +152,9 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
-        "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ratelimit"},
+        # MAX_ENTRIES high: culling (a third of the rows when full) would drop live counters.
+        "ratelimit": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": RATELIMIT_CACHE_TABLE,
+                      "OPTIONS": {"MAX_ENTRIES": 1_000_000}},
     }
 
 # Background work (evaluators, large score imports, large comparisons) runs as tasks of
@@ -185,8 +191,9 @@ RATELIMIT_PROLIFIC = os.getenv("RATELIMIT_PROLIFIC", "30/60")
 RATELIMIT_TRUSTED_PROXIES = envint("RATELIMIT_TRUSTED_PROXIES", "0")
 # Largest request body (bytes) Django reads: API bodies over it get 413 JSON.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", str(2_621_440))
-# Seconds the 503 of an unreachable database tells clients to wait (Retry-After).
-DB_UNAVAILABLE_RETRY_AFTER = envint("DB_UNAVAILABLE_RETRY_AFTER", "30")
+# Seconds the 503 of an unreachable database tells clients to wait (Retry-After): about how
+# long a restarted PostgreSQL takes to accept connections again (docs/deploy.md).
+DB_UNAVAILABLE_RETRY_AFTER = envint("DB_UNAVAILABLE_RETRY_AFTER", "5")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

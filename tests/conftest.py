@@ -21,12 +21,20 @@ def pytest_configure(config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits():
+def _fresh_rate_limits(request):
     """Every test starts with empty rate-limit counters (config/ratelimit.py): the test client's
-    address is always 127.0.0.1, so 401s of earlier tests would otherwise add up to a 429."""
+    address is always 127.0.0.1, so 401s of earlier tests would otherwise add up to a 429.
+    Without Redis the counters are a table of the test database: cleared only in tests that may
+    use the database (and a test's own counts vanish with its rolled-back transaction anyway)."""
     from django.core.cache import caches
+    from django.core.cache.backends.db import DatabaseCache
 
-    caches["ratelimit"].clear()
+    cache = caches["ratelimit"]
+    if not isinstance(cache, DatabaseCache):
+        cache.clear()
+    elif request.node.get_closest_marker("django_db") or "_django_db_helper" in request.fixturenames:
+        request.getfixturevalue("_django_db_helper")
+        cache.clear()
     yield
 
 

@@ -1,5 +1,6 @@
 """Rate limits (config/ratelimit.py): invalid tokens and Prolific entries per client address,
-429 JSON with Retry-After, shared by several app servers through one Redis."""
+429 JSON with Retry-After, shared by several app servers through one Redis or, without Redis,
+by every worker through the database; a limited address still serves valid tokens and sessions."""
 from __future__ import annotations
 
 import shutil
@@ -12,6 +13,8 @@ from unittest import mock
 import pytest
 from django.core.cache.backends.redis import RedisCache
 from django.test import Client, RequestFactory, override_settings
+
+from rest_framework.authtoken.models import Token
 
 from annotation.services import annotators_create
 from config import ratelimit
@@ -40,13 +43,46 @@ def test_429_after_the_documented_number_of_invalid_tokens():
     assert refused.status_code == 429
     assert refused["Content-Type"].startswith("application/json")
     assert "Too many requests" in refused.json()["detail"] and 0 < int(refused["Retry-After"]) <= 60
-    # The limit holds for any token from that address — a guess that happens to be right included —
-    # and for staff tokens on the researcher API, so guessing cannot continue.
-    assert Client(HTTP_AUTHORIZATION=f"Token {good.token}").get("/api/v1/annotate/next").status_code == 429
+    # Invalid tokens stay refused from that address, on the researcher API too.
     assert bad.get("/api/v1/studies/").status_code == 429
     # Another address is not affected.
-    other = Client(HTTP_AUTHORIZATION=f"Token {good.token}", REMOTE_ADDR="10.0.0.2")
-    assert other.get("/api/v1/annotate/next").status_code == 200
+    other = Client(HTTP_AUTHORIZATION="Token not-a-real-token", REMOTE_ADDR="10.0.0.2")
+    assert other.get("/api/v1/annotate/next").status_code == 401
+
+
+def test_a_limited_address_still_serves_valid_tokens_and_sessions(admin_user):
+    """Annotators and researchers behind one NAT as a token guesser keep working."""
+    study = make_study(n_items=2)
+    good = annotators_create(study=study, count=1)[0]
+    bad = Client(HTTP_AUTHORIZATION="Token not-a-real-token")
+    for _ in range(LIMIT):
+        assert bad.get("/api/v1/annotate/next").status_code == 401
+    assert bad.get("/api/v1/annotate/next").status_code == 429
+    assert Client().get("/a/not-a-real-token/").status_code == 429
+
+    assert Client(HTTP_AUTHORIZATION=f"Token {good.token}").get("/api/v1/annotate/next").status_code == 200
+    assert Client().get(f"/a/{good.token}/").status_code in (200, 302)
+    staff_token = Token.objects.create(user=admin_user).key
+    assert Client(HTTP_AUTHORIZATION=f"Token {staff_token}").get("/api/v1/studies/").status_code == 200
+    session = Client()
+    session.force_login(admin_user)
+    assert session.get("/api/v1/studies/").status_code == 200
+    # ... and the guesser is still refused: the failures after the limit keep counting.
+    assert bad.get("/api/v1/annotate/next").status_code == 429
+
+
+def test_the_database_cache_counts_hits_of_two_workers_together():
+    """Without Redis the counters are rows of the database: two cache objects (two workers'
+    connections to one table) add up. Through two real gunicorn workers: tests/config/test_live_server.py."""
+    from django.core.cache.backends.db import DatabaseCache
+
+    workers = [DatabaseCache(ratelimit.settings.RATELIMIT_CACHE_TABLE, {}) for _ in range(2)]
+    limit = ratelimit.Limit(count=5, seconds=60)
+    counts = []
+    for k in range(6):
+        with mock.patch.object(ratelimit, "caches", {"ratelimit": workers[k % 2]}):
+            counts.append(ratelimit.ratelimit_hit(bucket="t", address="198.51.100.7", limit=limit))
+    assert counts == [1, 2, 3, 4, 5, 6]
 
 
 def test_successful_requests_are_not_counted():
