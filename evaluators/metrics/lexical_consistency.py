@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -197,11 +197,14 @@ class LexicalConsistencyEvaluator:
 
             nlp = get_backend("lexicon")
         language = corpus.target_language
+        #: a corpus mixing translation directions gives each segment's target language
+        by_segment: dict[str, str] = getattr(corpus, "segment_languages", None) or {}
         systems = corpus.systems
         total = len(systems) + 1
-        analyse = _analyser(nlp, language)
+        analyse = _analyser(nlp)
         segments = corpus.segments
-        ref_sentences = analyse([s.reference for s in segments])
+        langs = [by_segment.get(s.key) or language for s in segments]
+        ref_sentences = analyse([s.reference for s in segments], langs)
         references = {s.key: sent for s, sent in zip(segments, ref_sentences)}
         samples = self.samples(corpus, references, unknown_as_focus=nlp.name == "lexicon")
         n_blocks = sum(len(blocks(len(segs), self.smallest_block, self.largest_block))
@@ -210,8 +213,10 @@ class LexicalConsistencyEvaluator:
             progress(1, total)
         signature = self.signature(nlp)
         notes = []
-        if not language:
-            notes.append(f"target language not given: analysed by {nlp.name} as English")
+        if not all(langs):
+            as_what = "English" if nlp.name == "lexicon" else "the pipeline's language"
+            notes.append(f"target language not given for {langs.count('')} segment(s): analysed by {nlp.name} "
+                         f"as {as_what}")
         elif corpus.target_language_guessed:
             notes.append(f"target language {language!r} was guessed")
         short = sum(1 for segs in corpus.documents().values() if len(segs) < self.smallest_block)
@@ -219,8 +224,9 @@ class LexicalConsistencyEvaluator:
             notes.append(f"{short} document(s) shorter than {self.smallest_block} segments have no block")
         result = EvaluationResult(evaluator=self.name, higher_is_better=True, systems=[])
         for step, system in enumerate(systems, start=2):
-            have = [s for s in segments if s.hypotheses.get(system) is not None]
-            hyp_sentences = dict(zip((s.key for s in have), analyse([s.hypotheses[system] for s in have])))
+            have = [i for i, s in enumerate(segments) if s.hypotheses.get(system) is not None]
+            hyp_sentences = dict(zip((segments[i].key for i in have),
+                                     analyse([segments[i].hypotheses[system] for i in have], [langs[i] for i in have])))
             lemma_counts: dict[tuple[str, int], Counter[str]] = {}
             totals: Counter[str] = Counter()
             per_doc: dict[str, Counter[str]] = {}
@@ -268,21 +274,24 @@ class LexicalConsistencyEvaluator:
         return result
 
 
-def _analyser(backend: Backend, language: str) -> Any:
-    """Analyse texts once each (identical texts share one analysis); spaCy runs only what POS and lemmas need."""
+def _analyser(backend: Backend) -> Callable[[list[str], list[str]], list[Sentence]]:
+    """Analyse (text, language) pairs once each, a batch per language; spaCy runs only what POS and lemmas need."""
     from evaluators.metrics.language.spacy_backend import SpacyBackend
 
-    cache: dict[str, Sentence] = {}
+    cache: dict[tuple[str, str], Sentence] = {}
 
-    def analyse(texts: list[str]) -> list[Sentence]:
-        todo = list(dict.fromkeys(t for t in texts if t not in cache))
-        if todo:
+    def analyse(texts: list[str], languages: list[str]) -> list[Sentence]:
+        pairs = list(zip(texts, languages))
+        todo: dict[str, list[str]] = {}
+        for text, lang in dict.fromkeys(p for p in pairs if p not in cache):
+            todo.setdefault(lang, []).append(text)
+        for lang, batch in todo.items():
             if isinstance(backend, SpacyBackend):
-                out = backend.analyse(todo, language, need={"pos", "lemma"})
+                out = backend.analyse(batch, lang, need={"pos", "lemma"})
             else:
-                out = backend.analyse(todo, language)
-            cache.update(zip(todo, out))
-        return [cache[t] for t in texts]
+                out = backend.analyse(batch, lang)
+            cache.update(((text, lang), sentence) for text, sentence in zip(batch, out))
+        return [cache[p] for p in pairs]
 
     return analyse
 

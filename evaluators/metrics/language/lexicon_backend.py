@@ -50,11 +50,13 @@ with no model download:
   every line break.
 
 Per-word analyses are cached (``functools.lru_cache``), so a word's lookup is
-paid once per process.  The signature names every package and its version,
+paid once per process, and so are analysed segments (up to 400,000 per backend
+instance), so that the evaluators of one run analyse a text once.  The signature names every package and its version,
 e.g. ``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|rules:1``.
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections.abc import Collection, Sequence
@@ -228,9 +230,7 @@ _MORPH = {
 
 
 def _lemminflect() -> Any:
-    import lemminflect
-
-    return lemminflect
+    return importlib.import_module("lemminflect")  # untyped: imported by name, used as Any
 
 
 @lru_cache(maxsize=None)
@@ -381,7 +381,7 @@ AUX sono sei è siamo siete era erano stato stata essere ho hai ha abbiamo avete
 }
 #: French verbs are recognised from their lemma (see the module docstring).
 _FR_VERB_LEMMA = re.compile(r".+(?:er|ir|re|oir)$")
-_CJK = {"zh", "ja"}
+_CJK = {"zh"}
 
 
 def _simplemma_lemma(word: str, language: str) -> str:
@@ -455,11 +455,9 @@ _JIEBA: Any = None
 def _jieba_posseg() -> Any:
     global _JIEBA
     if _JIEBA is None:
-        import jieba
-        import jieba.posseg
-
-        jieba.setLogLevel(logging.WARNING)
-        _JIEBA = jieba.posseg
+        jieba = importlib.import_module("jieba")  # untyped: imported by name, used as Any
+        jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter on stderr
+        _JIEBA = importlib.import_module("jieba.posseg")
     return _JIEBA
 
 
@@ -487,6 +485,11 @@ class LexiconBackend:
     """The default :class:`~evaluators.metrics.language.base.Backend`: lexicons and rules, context-free."""
 
     name = "lexicon"
+    #: Analysed segments kept for the next call (evaluators of one run share them); cleared when full.
+    cache_size = 400_000
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str], Sentence] = {}
 
     def signature(self) -> str:
         versions = "|".join(f"{p}:{_package_version(p)}" for p in ("simplemma", "lemminflect", "jieba"))
@@ -499,39 +502,51 @@ class LexiconBackend:
         ``need`` is accepted for the spaCy backend's interface; every annotation is always given.
         """
         lang = normalise_language(language) or "en"
-        cache: dict[str, Sentence] = {}
+        cache = self._cache
+        if len(cache) + len(segments) > self.cache_size:
+            cache.clear()
         out = []
         for text in segments:
-            sentence = cache.get(text)
+            sentence = cache.get((text, lang))
             if sentence is None:
-                sentence = cache[text] = self.analyse_one(text, lang)
+                sentence = cache[(text, lang)] = self.analyse_one(text, lang)
             out.append(sentence)
         return out
 
     def analyse_one(self, text: str, lang: str) -> Sentence:
+        """One segment in language ``lang`` (normalised) as a :class:`Sentence`."""
         if lang in _CJK:
             return _chinese_sentence(text)
-        raw = tokenize(text, lang)
         tokens: list[Token] = []
         names: list[bool] = []
         initial = True
-        for i, (word, space) in enumerate(raw):
-            if lang == "en":
-                pos, tag, lemma, name = _english_word(word, initial)
-                if word.lower() in ("'s", "’s") and i and raw[i - 1][0].lower() in _S_IS_AFTER:
-                    pos, tag, lemma = "AUX", "VBZ", "be"
-                morph = _MORPH.get(tag, "") if pos in ("VERB", "AUX", "NOUN", "PROPN", "ADJ", "ADV") else ""
-            else:
-                pos, lemma, name = _other_word(word, lang, initial)
-                tag, morph = "", ""
-            tokens.append(Token(text=word, lemma=lemma, pos=pos, tag=tag, morph=morph, whitespace=space))
+        previous = ""
+        for word, space in tokenize(text, lang):
+            token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER)
+            tokens.append(token)
             names.append(name)
-            # the next word starts a sentence after final punctuation or an opening quote at the start
-            initial = (pos == "PUNCT" and (word in ".!?…" or (initial and word in _OPENERS)))
-        return Sentence(text=text, tokens=tuple(tokens), entities=tuple(_entities(tokens, names)))
+            previous = word.lower()
+        entities = _entities(tokens, names) if any(names) else []
+        return Sentence(text=text, tokens=tuple(tokens), entities=tuple(entities))
 
     def split_sentences(self, text: str, language: str = "") -> list[str]:
         return split_sentences(text, language)
+
+
+@lru_cache(maxsize=500_000)
+def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool) -> tuple[Token, bool, bool]:
+    """(token, is-a-name, does-the-next-word-start-a-sentence) of one word (tokens are immutable: shared)."""
+    if lang == "en":
+        pos, tag, lemma, name = _english_word(word, initial)
+        if after_pronoun and word.lower() in ("'s", "’s"):
+            pos, tag, lemma = "AUX", "VBZ", "be"  # it's, there's: "is", not the possessive
+        morph = _MORPH.get(tag, "") if pos in ("VERB", "AUX", "NOUN", "PROPN", "ADJ", "ADV") else ""
+    else:
+        pos, lemma, name = _other_word(word, lang, initial)
+        tag, morph = "", ""
+    token = Token(text=word, lemma=lemma, pos=pos, tag=tag, morph=morph, whitespace=space)
+    # the next word starts a sentence after final punctuation, or after an opening quote at a start
+    return token, name, pos == "PUNCT" and (word in ".!?…" or (initial and word in _OPENERS))
 
 
 def _entities(tokens: Sequence[Token], names: Sequence[bool]) -> list[Entity]:
