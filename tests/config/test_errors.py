@@ -180,3 +180,25 @@ def test_history_flag_is_validated(staff_token):
     assert client.get("/api/v1/studies/h/judgments?history=1").status_code == 200
     response = client.get("/api/v1/studies/h/judgments?history=maybe")
     assert response.status_code == 400 and list(response.json()["errors"]) == ["history"]
+
+
+@pytest.mark.parametrize("seconds", [3, 12])
+def test_the_outage_retry_after_follows_the_setting(staff_token, seconds):
+    client = Client(HTTP_AUTHORIZATION=f"Token {staff_token}")
+    with override_settings(DB_UNAVAILABLE_RETRY_AFTER=seconds), database_down():
+        api = client.get("/api/v1/studies/")
+        page = Client().get("/a/some-token/item/")
+    assert api["Retry-After"] == page["Retry-After"] == str(seconds)
+
+
+def test_the_outage_retry_after_default_is_the_documented_few_seconds():
+    """docs/deploy.md's table and config/settings.py give the same default, a few seconds."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    documented = re.search(r"^\| `DB_UNAVAILABLE_RETRY_AFTER` \| `(\d+)` \|", (root / "docs" / "deploy.md").read_text(), re.M)
+    configured = re.search(r'envint\("DB_UNAVAILABLE_RETRY_AFTER", "(\d+)"\)', (root / "config" / "settings.py").read_text())
+    assert documented and configured
+    assert documented.group(1) == configured.group(1)
+    assert 1 <= int(configured.group(1)) <= 10
