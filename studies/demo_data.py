@@ -38,6 +38,11 @@ OTHER_LANGUAGE = {"english": "french", "french": "english"}
 LANGUAGE_CODE = {"english": "en", "french": "fr"}
 
 
+def item_languages(source_language: str, target_language: str) -> dict[str, str]:
+    """An item's own ``source_language``/``target_language`` (BCP 47): DiaBLa dialogues go both ways."""
+    return {"source_language": LANGUAGE_CODE[source_language], "target_language": LANGUAGE_CODE[target_language]}
+
+
 def pronoun_spans(text: str, language: str) -> list[list[int]]:
     """Character spans [start, end) of the listed pronouns of ``language`` in ``text``."""
     return [[m.start(), m.end()] for m in _PRONOUN_RE[language].finditer(text)]

@@ -80,6 +80,7 @@ def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> 
         items.append({
             "id": f"d{number:02d}-t{utterance['turn']:02d}",
             "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
+            **diabla.item_languages(utterance["source_language"], language),
             "phenomenon": f"into-{diabla.LANGUAGE_CODE[language]}",
             "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
             "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
@@ -148,6 +149,7 @@ def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) ->
         items.append({
             "id": f"d{number:02d}-t{utterance['turn']:02d}",
             "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
+            **diabla.item_languages(utterance["source_language"], language),
             "phenomenon": f"pronoun-{diabla.LANGUAGE_CODE[language]}",
             "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
             "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
