@@ -160,6 +160,24 @@ def test_command_csv_and_jsonl(tmp_path):
     assert len(lines) == 6 and set(lines[0]) == set(COLUMNS) and isinstance(lines[0]["rank"], int)
 
 
+def test_command_output_reports_the_true_row_count():
+    """The count is of rows, not of the CSV writer's chunks (up to 1,000 rows each, header
+    included): it said 0 for any CSV export of under 1,000 rows."""
+    import tempfile
+    from pathlib import Path
+
+    study = make_study(slug="count", n_items=4, settings={"redundancy": 1})
+    judge_everything(study, n_annotators=1, answer=rank_by_system)
+    with tempfile.TemporaryDirectory() as folder:
+        for fmt in ("csv", "jsonl"):
+            target = Path(folder) / f"x.{fmt}"
+            err = io.StringIO()
+            call_command("export_judgments", "count", "--format", fmt, "--output", str(target), stderr=err)
+            written = target.read_text().splitlines()
+            n_rows = len(written) - (1 if fmt == "csv" else 0)
+            assert n_rows == 12 and f"{n_rows} row(s) written" in err.getvalue(), err.getvalue()
+
+
 def test_command_unknown_slug():
     with pytest.raises(CommandError, match="slug: no study 'nope'"):
         call_command("export_judgments", "nope")

@@ -2,7 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.export import FORMATS, export_lines
+from collections.abc import Iterator
+from typing import Any
+
+from annotation.export import FORMATS, csv_lines, export_lines, judgment_rows, jsonl_lines
 from studies.models import Study
 
 
@@ -20,16 +23,24 @@ class Command(BaseCommand):
         study = Study.objects.filter(slug=options["slug"]).first()
         if study is None:
             raise CommandError(f"slug: no study {options['slug']!r}")
-        lines = export_lines(study, fmt=options["format"], history=options["history"])
         if options["output"]:
             path = Path(options["output"])
+            counted = [0]
+
+            def counting(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+                for row in rows:  # the rows themselves: CSV chunks hold up to 1,000 rows each
+                    counted[0] += 1
+                    yield row
+
+            rows = counting(iter(judgment_rows(study, history=options["history"])))
+            lines = csv_lines(rows) if options["format"] == "csv" else jsonl_lines(rows)
             try:
                 with path.open("w", encoding="utf-8", newline="") as out:
-                    n = sum(out.write(chunk) >= 0 for chunk in lines)
+                    for chunk in lines:
+                        out.write(chunk)
             except OSError as exc:
                 raise CommandError(f"--output: cannot write {path}: {exc.strerror}")
-            rows = n - 1 if options["format"] == "csv" else n
-            self.stderr.write(f"{rows} row(s) written to {path}")
+            self.stderr.write(f"{counted[0]} row(s) written to {path}")
         else:
-            for chunk in lines:
+            for chunk in export_lines(study, fmt=options["format"], history=options["history"]):
                 self.stdout.write(chunk, ending="")
