@@ -11,13 +11,16 @@ import io
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from studies.models import Candidate, Item, Study
 
 from evaluators.models import Evaluator, EvaluatorKind, MetricScore
+
+if TYPE_CHECKING:
+    from evaluators.metrics.language.base import Backend
 
 SCORE_COLUMNS = ("item", "system", "score")
 OPTIONAL_COLUMNS = ("document", "name", "higher_is_better")
@@ -297,7 +300,7 @@ def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] 
             "seed": tests[0]["seed"] if tests else DEFAULT_SEED, "tests": tests}, []
 
 
-def evaluator_run(*, study: Study, name: str, nlp: str | None = None, paired: str | None = "bs") -> Evaluator:
+def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs") -> Evaluator:
     """Run a registry evaluator over the study and store (replace) its scores, system scores and signature.
 
     The study becomes a :class:`~evaluators.metrics.corpus.Corpus`
@@ -309,7 +312,7 @@ def evaluator_run(*, study: Study, name: str, nlp: str | None = None, paired: st
     for sacrebleu's corpus metrics with two or more systems, the paired test
     of every system against the first (``paired``: ``"bs"``, ``"ar"`` or
     None) go on the :class:`Evaluator`.  ``nlp``: the language backend spec
-    (``lexicon``, ``spacy:NAME``); None: the evaluator's default.
+    (``lexicon``, ``spacy:NAME``) or a ready backend; None: the evaluator's default.
 
     Raises :class:`UnknownEvaluatorError` naming the available evaluators, or
     :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
@@ -325,8 +328,10 @@ def evaluator_run(*, study: Study, name: str, nlp: str | None = None, paired: st
         raise UnknownEvaluatorError(f"unknown evaluator {name!r}; available: {', '.join(sorted(registry))}")
     if paired is not None and paired not in PAIRED_METHODS:
         raise ValueError(f"paired: unknown method {paired!r}; one of {', '.join(PAIRED_METHODS)} or none")
-    backend = None
-    if nlp:
+    backend: Backend | None = None
+    if nlp is not None and not isinstance(nlp, str):
+        backend = nlp
+    elif nlp:
         from evaluators.metrics.language import get_backend
 
         try:
@@ -373,7 +378,7 @@ def evaluator_run(*, study: Study, name: str, nlp: str | None = None, paired: st
         evaluator, _ = Evaluator.objects.update_or_create(
             study=study, name=name,
             defaults={"higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
-                      "description": spec.description, "signature": signature, "backend": nlp or "",
+                      "description": spec.description, "signature": signature, "backend": backend.name if backend is not None else "",
                       "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block)})
         for row in rows:
             row.evaluator = evaluator

@@ -75,8 +75,17 @@ def test_run_builtin_from_the_page(staff, study, django_capture_on_commit_callba
     assert response.status_code == 302
     assert response["Location"] == reverse("compare-report", args=[study.slug]) + "?bootstrap=50"
     assert set(Evaluator.objects.filter(study=study).values_list("name", flat=True)) >= {"chrf", "pronoun-f"}
-    bad = staff.post(run, {"evaluators": ["blonde"]})
+    bad = staff.post(run, {"evaluators": ["comet"]})
     assert bad.status_code == 400 and "evaluators: Select a valid choice" in bad.content.decode()
+    bad = staff.post(run, {"evaluators": ["blonde"], "nlp": "spacy:../x"})
+    assert bad.status_code == 400 and "nlp: Give lexicon or spacy:PIPELINE" in bad.content.decode()
+    # The page shows the signature and the paired test the evaluator run stored (never computed by the page).
+    page = staff.get(reverse("compare-report", args=[study.slug]) + "?bootstrap=50").content.decode()
+    chrf = Evaluator.objects.get(study=study, name="chrf")
+    assert chrf.paired is not None and chrf.paired["baseline"] == "sys1"
+    assert f'data-field="signature">{chrf.signature}</code>' in page
+    other = next(t for t in chrf.paired["tests"] if not t["is_baseline"])
+    assert f'data-evaluator="chrf" data-paired="{other["system"]}"' in page
 
 
 def test_import_from_the_page_names_errors_and_stores_nothing(staff, study):

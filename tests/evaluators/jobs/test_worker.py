@@ -17,7 +17,7 @@ import pytest
 from django.db import connection
 
 from evaluators.jobs import job_submit
-from evaluators.models import EvaluationJob, JobKind, JobState, MetricScore
+from evaluators.models import EvaluationJob, Evaluator, JobKind, JobState, MetricScore
 from tests.compare_study import compare_study
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,7 +36,9 @@ def _database_url() -> str:
 def test_the_database_backend_and_a_worker_process_run_a_queued_job(settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
     study = compare_study(slug="worker", spam_rate=0.0)
-    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["chrf"]})  # autocommit: queued now
+    # Registry evaluators (chrf: sacrebleu's corpus chrF; pronoun-f: word lists), one with paired AR requested.
+    job = job_submit(study=study, kind=JobKind.EVALUATE,  # autocommit: queued now
+                     params={"evaluators": ["chrf", "pronoun-f"], "paired": "ar"})
     job.refresh_from_db()
     assert job.state == JobState.QUEUED and job.task_id  # in the tasks table, waiting for a worker
 
@@ -51,6 +53,12 @@ def test_the_database_backend_and_a_worker_process_run_a_queued_job(settings):
     job.refresh_from_db()
     assert job.state == JobState.DONE, (job.errors, done.stderr[-2000:])
     n = MetricScore.objects.filter(evaluator__study=study, evaluator__name="chrf").count()
-    assert n > 0 and job.summary == f"chrf: {n} scores stored"
+    n_pronoun = MetricScore.objects.filter(evaluator__study=study, evaluator__name="pronoun-f").count()
+    assert n > 0 and job.summary == f"chrf: {n} scores stored\npronoun-f: {n_pronoun} scores stored"
+    chrf = Evaluator.objects.get(study=study, name="chrf")
+    assert chrf.signature.startswith("nrefs:1|case:mixed|eff:yes|nc:6") and set(chrf.system_scores) == {
+        "sys1", "sys2", "sys3", "sys4"}
+    assert chrf.paired is not None and chrf.paired["method"] == "ar" and chrf.paired["baseline"] == "sys1"
+    assert Evaluator.objects.get(study=study, name="pronoun-f").signature.startswith("pronoun-f|")
     assert DBTaskResult.objects.get(id=job.task_id).status == "SUCCESSFUL"
     assert EvaluationJob.objects.get(pk=job.pk).started_at is not None
