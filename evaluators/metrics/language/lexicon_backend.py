@@ -11,7 +11,8 @@ with no model download:
   (jieba's own dictionary and HMM).
 * **lemmas**: English from ``lemminflect``'s lexicon (the lemma of the part of
   speech chosen below, else ``simplemma``); every other language ``simplemma``
-  supports from ``simplemma``; Chinese words are their own lemma; a language
+  supports from ``simplemma`` (which keeps a German noun's capital:
+  ``Häuser`` -> ``Haus``); Chinese words are their own lemma; a language
   ``simplemma`` does not know keeps the lower-cased word as its lemma.
 * **parts of speech**, *context-free* — a word gets the same tag wherever it
   stands (spaCy's taggers look at the context; this backend does not):
@@ -21,7 +22,9 @@ with no model download:
     words take one of the readings ``lemminflect``'s lexicon lists for them, in
     a fixed order (the base form of one of ~150 frequent verbs -> VERB; an
     inflected verb form -> VERB, except a plural noun (``runs`` NNS) or an
-    ``-ing`` noun (``building`` NN); else NOUN, ADJ, VERB, ADV), and the Penn tag of that form in ``lemminflect``'s inflection
+    ``-ing`` noun (``building`` NN); a gradable adjective (one with a
+    comparative in the lexicon: ``red``, ``old``, ``better``) -> ADJ; else
+    NOUN, ADJ, VERB, ADV), and the Penn tag of that form in ``lemminflect``'s inflection
     table (``looked`` VBD rather than VBN, ``look`` VBP rather than VB).  A
     capitalised word the lexicon does not know is PROPN/NNP; another unknown
     word is guessed from its ending (``-ly`` RB, ``-ing`` VBG, ``-ed`` VBD,
@@ -39,8 +42,10 @@ with no model download:
 * **named entities**, a heuristic (no NER model): a run of capitalised tokens
   (or all-capital acronyms) in which each token is not sentence-initial or is
   not a common word of the lexicon (``lemminflect`` for English,
-  ``simplemma`` for other languages); closed-class words and ``I`` never start
-  an entity; a sentence where most words are capitalised (a title) has none.
+  ``simplemma`` for other languages; in German, which capitalises its nouns,
+  only a word ``simplemma`` does not know); closed-class words and ``I`` are never
+  part of one; a sentence where more than half of the words after the first
+  are capitalised common words (a title) has none.
   The label is ``MISC``: the heuristic cannot tell a person from a place.
   Chinese: jieba's ``nr`` -> PERSON, ``ns`` -> GPE, ``nt`` -> ORG.
 * **sentences**: split after ``.``, ``!``, ``?``, ``…`` (and closing quotes
@@ -51,8 +56,8 @@ with no model download:
 
 Per-word analyses are cached (``functools.lru_cache``), so a word's lookup is
 paid once per process, and so are analysed segments (up to 400,000 per backend
-instance), so that the evaluators of one run analyse a text once.  The signature names every package and its version,
-e.g. ``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|rules:1``.
+instance), so that the evaluators of one run analyse a text once.  The
+signature names every package and its version, e.g. ``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|rules:1``.
 """
 from __future__ import annotations
 
@@ -201,7 +206,7 @@ AUX VB be
 AUX VBN been:be
 AUX VBG being:be
 INTJ UH oh ah hello hi yes yeah ok okay please thanks wow hey
-NUM CD zero two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million billion
+NUM CD zero one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million billion
 """)
 for _w in ("’s", "n’t", "’ll", "’d", "’re", "’m", "’ve"):
     _EN_CLOSED[_w] = _EN_CLOSED[_w.replace("’", "'")]
@@ -292,6 +297,9 @@ def _choose_reading(form: str, readings: dict[str, tuple[str, ...]]) -> tuple[st
         if noun and (noun[0] != form and form.endswith("s") or noun[0] == form and form.endswith("ing")):
             return "NOUN", noun[0]
         return "VERB", verb[0]
+    adj = readings.get("ADJ")
+    if adj and _en_inflections(adj[0], "ADJ").get("JJR"):  # a gradable adjective: red, old, good, better
+        return "ADJ", adj[0]
     for upos in ("NOUN", "ADJ", "VERB", "ADV", "AUX", "PROPN"):
         if readings.get(upos):
             return upos, readings[upos][0]
@@ -382,6 +390,8 @@ AUX sono sei è siamo siete era erano stato stata essere ho hai ha abbiamo avete
 #: French verbs are recognised from their lemma (see the module docstring).
 _FR_VERB_LEMMA = re.compile(r".+(?:er|ir|re|oir)$")
 _CJK = {"zh"}
+#: Languages that capitalise every noun: capitalisation alone does not make a name.
+_NOUNS_CAPITALISED = frozenset({"de", "lb"})
 
 
 def _simplemma_lemma(word: str, language: str) -> str:
@@ -430,10 +440,14 @@ def _other_word(word: str, language: str, initial: bool) -> tuple[str, str, bool
         return "NUM", word, False
     if not any(c.isalnum() for c in word):
         return ("SYM" if word in _SYMBOLS else "PUNCT"), word, False
-    if word[0].isupper() and (not initial or not _known(lower, language)) and not word.isdigit():
-        return "PROPN", word, True
-    lemma = _simplemma_lemma(lower, language).lower()
-    if language == "fr" and _french_verb(lower, lemma):
+    if word[0].isupper() and not word.isdigit():
+        if language in _NOUNS_CAPITALISED:  # German nouns: a name only when the lexicon knows no such word
+            if not (_known(word, language) or _known(lower, language)):
+                return "PROPN", word, True
+        elif not initial or not _known(lower, language):
+            return "PROPN", word, True
+    lemma = _simplemma_lemma(word, language)
+    if language == "fr" and _french_verb(lower, lemma.lower()):
         return "VERB", lemma, False
     return "X", lemma, False
 
@@ -526,7 +540,7 @@ class LexiconBackend:
             tokens.append(token)
             names.append(name)
             previous = word.lower()
-        entities = _entities(tokens, names) if any(names) else []
+        entities = _entities(tokens, names, lang) if any(names) else []
         return Sentence(text=text, tokens=tuple(tokens), entities=tuple(entities))
 
     def split_sentences(self, text: str, language: str = "") -> list[str]:
@@ -549,10 +563,22 @@ def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool
     return token, name, pos == "PUNCT" and (word in ".!?…" or (initial and word in _OPENERS))
 
 
-def _entities(tokens: Sequence[Token], names: Sequence[bool]) -> list[Entity]:
-    """Maximal runs of name tokens (the capitalisation heuristic), none in a title-cased sentence."""
-    words = [t for t in tokens if any(c.isalpha() for c in t.text)]
-    if len(words) >= 4 and sum(t.text[0].isupper() for t in words) * 2 > len(words):
+@lru_cache(maxsize=None)
+def _common_word(lower: str, lang: str) -> bool:
+    """Whether a lower-cased word is a common word of ``lang``'s lexicon (or a closed-class word)."""
+    if lang == "en":
+        return lower in _EN_CLOSED or bool(_en_readings(lower))
+    return lower in _CLOSED.get(lang, {}) or _known(lower, lang)
+
+
+def _entities(tokens: Sequence[Token], names: Sequence[bool], lang: str) -> list[Entity]:
+    """Maximal runs of name tokens (the capitalisation heuristic), none in a title-cased sentence.
+
+    A title: more than half of the words after the first are capitalised common words.
+    """
+    words = [t.text for t in tokens[1:] if any(c.isalpha() for c in t.text)]
+    titled = sum(1 for w in words if w[0].isupper() and not w.isupper() and _common_word(w.lower(), lang))
+    if len(words) >= 3 and titled * 2 > len(words):
         return []
     out: list[Entity] = []
     i = 0
