@@ -1,8 +1,14 @@
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.links import invitation_url
 from annotation.services import annotators_create
 from studies.models import Study
+
+
+#: Annotator.external_id's length.
+MAX_ID = 200
 
 
 class Command(BaseCommand):
@@ -15,15 +21,57 @@ class Command(BaseCommand):
                             help="Pilot annotators: the only ones who get work while the study is in pilot; their "
                                  "judgments are flagged and left out of reports unless asked.")
         parser.add_argument("--base-url", help="Site address for the links (default: SITE_URL).")
+        parser.add_argument("--ids", metavar="FILE",
+                            help="Participant ids, one a line (e.g. a panel's ids): one annotator each, the id stored "
+                                 "as its external id; prints 'ID<TAB>link' a line. Replaces --count.")
 
     def handle(self, *args, **options) -> None:
         study = Study.objects.filter(slug=options["slug"]).first()
         if study is None:
             raise CommandError(f"slug: no study {options['slug']!r}")
-        if options["count"] < 1:
+        ids = _read_ids(Path(options["ids"]), study) if options["ids"] else None
+        if ids is None and options["count"] < 1:
             raise CommandError("--count: must be at least 1")
         if study.status == "draft" or (study.status == "pilot" and not options["pilot"]):
             self.stderr.write(f"note: study {study.slug!r} is {study.status}: these links show no work until the "
                               "study is opened (its page or the admin)")
+        if ids is not None:
+            for annotator in annotators_create(study=study, external_ids=ids, is_pilot=options["pilot"]):
+                self.stdout.write(f"{annotator.external_id}\t{invitation_url(annotator, options['base_url'])}")
+            return
         for annotator in annotators_create(study=study, count=options["count"], is_pilot=options["pilot"]):
             self.stdout.write(invitation_url(annotator, options["base_url"]))
+
+
+def _read_ids(path: Path, study: Study) -> list[str]:
+    """The ids of ``path``, one a line (blank lines skipped); every problem named by line, nothing created."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CommandError(f"--ids: {path}: no such file")
+    except UnicodeDecodeError as exc:
+        bad_line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise CommandError(f"--ids: {path}: line {bad_line}: not UTF-8")
+    errors: list[str] = []
+    ids: list[str] = []
+    first: dict[str, int] = {}
+    taken = set(study.annotators.exclude(external_id="").values_list("external_id", flat=True))
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        value = line.strip()
+        if not value:
+            continue
+        if len(value) > MAX_ID:
+            errors.append(f"line {line_no}: id longer than {MAX_ID} characters")
+        elif any(ord(ch) < 32 or ch in "\x7f\ufffd" or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            errors.append(f"line {line_no}: id has a control character")
+        elif value in first:
+            errors.append(f"line {line_no}: id {value!r} repeats line {first[value]}")
+        elif value in taken:
+            errors.append(f"line {line_no}: id {value!r} already has an invitation in this study")
+        first.setdefault(value, line_no)
+        ids.append(value)
+    if not ids and not errors:
+        errors.append("the file has no id")
+    if errors:
+        raise CommandError(f"--ids: {path}: {len(errors)} error(s), nothing created:\n  " + "\n  ".join(errors[:50]))
+    return ids
