@@ -27,7 +27,10 @@ requirements.txt.
   normalisation).
 * When the corpus does not say its target language, it is guessed from the
   references (:mod:`evaluators.metrics.langguess`) and the guess is noted in
-  every system's result.
+  every system's result.  A corpus whose segments have different target
+  languages (``Corpus.segment_languages``) is scored with one setting when the
+  languages share it, and refused when they do not (see
+  :meth:`SacrebleuEvaluator.setup`).
 
 All scores are on sacrebleu's 0-100 scale; TER is an edit rate (lower is
 better, and it can exceed 100).
@@ -121,14 +124,14 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Seq
             for hyp, ref in zip(hypotheses, ref_cache, strict=True)]
 
 
-def _sentence_score(kind: str, metric: Metric, stats: Sequence[Any]) -> float:
+def _sentence_score(kind: str, metric: Metric, stats: list[Any]) -> float:
     if kind == "bleu":
         from sacrebleu.metrics import BLEU
 
         bleu: Any = metric
         order = bleu.max_ngram_order
         return float(BLEU.compute_bleu(
-            correct=stats[2:2 + order], total=stats[2 + order:], sys_len=int(stats[0]), ref_len=int(stats[1]),
+            correct=list(stats[2:2 + order]), total=list(stats[2 + order:]), sys_len=int(stats[0]), ref_len=int(stats[1]),
             smooth_method=bleu.smooth_method, smooth_value=bleu.smooth_value, effective_order=True,
             max_ngram_order=order).score)
     return float(metric._compute_score_from_stats(stats).score)
@@ -157,11 +160,35 @@ class SacrebleuEvaluator:
     needs_documents: bool = False
 
     def setup(self, corpus: Corpus) -> MetricSetup:
-        """The metric configured for ``corpus``' target language, with notes on the language and tokenizer."""
+        """The metric configured for ``corpus``' target language, with notes on the language and tokenizer.
+
+        A corpus that mixes target languages (``Corpus.segment_languages``, e.g. a DiaBLa study with both
+        directions) is scored with one configuration when its languages share it (en and fr: BLEU ``13a``, TER
+        without ``asian_support``; chrF always); languages that need different ones (zh and en for BLEU or TER)
+        are a ``ValueError``: a corpus statistic has one tokenizer, so score each direction on its own.
+        """
         language, notes = resolve_language(corpus)
+        mixed = sorted({primary_subtag(code) for code in corpus.segment_languages.values() if code} | {language})
+        if len(mixed) > 1:
+            configs = {lang: self._config(lang) for lang in mixed}
+            if len(set(configs.values())) > 1:
+                raise ValueError(
+                    f"{self.name}: the segments' target languages ({', '.join(mixed)}) need different sacrebleu "
+                    "settings (" + "; ".join(f"{lang}: {cfg}" for lang, cfg in configs.items()) + "); a corpus "
+                    "score has one, so score each target language separately")
+            notes.append(f"the segments' target languages ({', '.join(mixed)}) share one sacrebleu setting: "
+                         f"{configs[language]}")
         setup = make_metric(self.name, language)
         setup.notes[:0] = notes
         return setup
+
+    def _config(self, language: str) -> str:
+        """What ``language`` changes in this metric's settings (the BLEU tokenizer, TER's asian_support)."""
+        if self.name == "bleu":
+            return f"tokenizer {BLEU_TOKENIZERS.get(language, '13a')}"
+        if self.name == "ter":
+            return f"asian_support {'yes' if language in ASIAN else 'no'}"
+        return "language-independent"
 
     def evaluate(self, corpus: Corpus, *, nlp: Backend | None = None,
                  progress: ProgressCallback | None = None) -> EvaluationResult:
@@ -197,13 +224,15 @@ class SacrebleuEvaluator:
 
 _SB = ("sacrebleu (Post 2018) corpus statistic with sacrebleu's signature; segment scores are sentence-level "
        "scores for item-level comparison. Tokenizer by target language (zh, ja-mecab, ko-mecab, else 13a).")
-BLEU_EVALUATOR = register(SacrebleuEvaluator(
+BLEU_EVALUATOR = SacrebleuEvaluator(
     name="bleu", higher_is_better=True,
-    description=f"Corpus BLEU (Papineni et al. 2002), 0-100; sentence BLEU with effective order per segment. {_SB}"))
-CHRF_EVALUATOR = register(SacrebleuEvaluator(
+    description=f"Corpus BLEU (Papineni et al. 2002), 0-100; sentence BLEU with effective order per segment. {_SB}")
+CHRF_EVALUATOR = SacrebleuEvaluator(
     name="chrf", higher_is_better=True,
-    description=f"Corpus chrF (Popović 2015): character 6-grams, beta 2, 0-100. {_SB}"))
-TER_EVALUATOR = register(SacrebleuEvaluator(
+    description=f"Corpus chrF (Popović 2015): character 6-grams, beta 2, 0-100. {_SB}")
+TER_EVALUATOR = SacrebleuEvaluator(
     name="ter", higher_is_better=False,
     description=("Corpus TER (Snover et al. 2006): edits per reference word x100, LOWER is better; "
-                 f"asian_support for zh/ja/ko. {_SB}")))
+                 f"asian_support for zh/ja/ko. {_SB}"))
+for _evaluator in (BLEU_EVALUATOR, CHRF_EVALUATOR, TER_EVALUATOR):
+    register(_evaluator)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from evaluators.metrics.corpus import Corpus
@@ -103,11 +104,11 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
         notes.append(f"{len(corpus.segments) - len(common)} of {len(corpus.segments)} segments left out: "
                      "not every system translated them")
 
-    from sacrebleu.significance import PairedTest
+    from sacrebleu.significance import PairedTest, Result
 
     metric = setup.metric
     metric._ref_cache = metric._cache_references([[seg.reference for seg in common]])
-    named = [(name, [seg.hypotheses[name] for seg in common]) for name in systems]
+    named: list[tuple[str, Sequence[str]]] = [(name, [seg.hypotheses[name] for seg in common]) for name in systems]
     with _SEED_LOCK:
         saved = os.environ.get("SACREBLEU_SEED")
         os.environ["SACREBLEU_SEED"] = str(seed_value)
@@ -122,6 +123,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
     (metric_name, signature), = signatures.items()
     out: list[dict[str, Any]] = []
     for name, result in zip(scores["System"], scores[metric_name], strict=True):
+        assert isinstance(name, str) and isinstance(result, Result)
         is_baseline = name == systems[0]
         p = None if result.p_value is None else float(result.p_value)
         out.append({

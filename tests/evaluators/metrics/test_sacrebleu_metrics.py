@@ -182,3 +182,17 @@ def test_progress_is_reported_per_system() -> None:
     calls: list[tuple[int, int]] = []
     evaluators()["chrf"].evaluate(corpus_of(refs, systems, "en"), progress=lambda done, total: calls.append((done, total)))
     assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_mixed_target_languages_share_a_setting_or_are_refused() -> None:
+    refs, systems = english()
+    corpus = corpus_of(refs, {"mt": systems["mt"]}, "en")
+    corpus.segment_languages = {str(i): ("fr" if i % 2 else "en") for i in range(len(refs))}
+    result = run("bleu", corpus)
+    assert result.systems[0].score == pytest.approx(BLEU().corpus_score(systems["mt"], [refs]).score)
+    assert any("(en, fr) share one sacrebleu setting: tokenizer 13a" in n for n in result.systems[0].notes)
+    corpus.segment_languages["0"] = "zh"
+    for name in ("bleu", "ter"):
+        with pytest.raises(ValueError, match="need different sacrebleu settings"):
+            run(name, corpus)
+    assert run("chrf", corpus).systems[0].score == pytest.approx(CHRF().corpus_score(systems["mt"], [refs]).score)
