@@ -109,7 +109,7 @@ def _normalise(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _jieba() -> Callable[[str], list[str]]:
-    import jieba
+    import jieba  # type: ignore[import-untyped]
 
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter on stderr
     return jieba.lcut
