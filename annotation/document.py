@@ -46,26 +46,51 @@ def _candidate_rows(cand: Candidate, *, normalise: bool) -> list[SafeString]:
                                  shown_sentences(cand.sentences, normalise=normalise))
 
 
-def earlier_columns(*, earlier: list[Item], cands: list[Candidate], letters: list[str],
-                    normalise: bool) -> list[list[dict[str, Any]]]:
-    """Per earlier block, each on-screen candidate's own text of that block (matched by system), in screen order.
+def _plain_rows(cand: Candidate, *, normalise: bool) -> list[str]:
+    """The same rows as plain text (the API): typography as on every screen, no marks."""
+    text, _spans = shown_candidate(text=cand.text, highlights=cand.highlights, normalise=normalise)
+    return lines_of(text, shown_sentences(cand.sentences, normalise=normalise))
 
-    One query for all earlier blocks' candidates. A system missing from an earlier
-    block gets an empty column (``lines`` = []).
-    """
+
+def _earlier_by_system(earlier: list[Item]) -> dict[int, dict[str, Candidate]]:
+    """The earlier blocks' real candidates, by block pk and system: one query for all of them."""
     if not earlier:
-        return []
+        return {}
     rows = Candidate.objects.filter(item_id__in=[b.pk for b in earlier], is_spam=False).only(
         "item_id", "system", "text", "sentences", "highlights")
     by_block: dict[int, dict[str, Candidate]] = {}
     for cand in rows:
         by_block.setdefault(cand.item_id, {})[cand.system] = cand
+    return by_block
+
+
+def earlier_columns(*, earlier: list[Item], cands: list[Candidate], letters: list[str],
+                    normalise: bool) -> list[list[dict[str, Any]]]:
+    """Per earlier block, each on-screen candidate's own text of that block (matched by system), in screen order.
+
+    A system missing from an earlier block gets an empty column (``lines`` = []).
+    """
+    by_block = _earlier_by_system(earlier)
     blocks = []
     for block in earlier:
         systems = by_block.get(block.pk, {})
         blocks.append([{"letter": letter, "lines": _candidate_rows(systems[c.system], normalise=normalise)
                         if c.system in systems else []} for c, letter in zip(cands, letters)])
     return blocks
+
+
+def earlier_payload(*, earlier: list[Item], study: Study, cands: list[Candidate]) -> list[dict[str, Any]]:
+    """The API's ``document.previous``: per earlier block, its source sentences (with the source) or each
+    on-screen candidate's own sentences of that block, keyed by the candidate's opaque id (without it)."""
+    if study.show_source:
+        return [{"source_sentences": lines_of(b.source, b.source_sentences), "candidates": []} for b in earlier]
+    by_block = _earlier_by_system(earlier)
+    normalise = study.normalise_typography
+    return [{"source_sentences": [],
+             "candidates": [{"id": c.public_id,
+                             "sentences": _plain_rows(by_block[b.pk][c.system], normalise=normalise)
+                             if c.system in by_block.get(b.pk, {}) else []} for c in cands]}
+            for b in earlier]
 
 
 def document_screen(*, item: Item, study: Study, cands: list[Candidate],

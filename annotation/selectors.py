@@ -123,7 +123,7 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "source": item.source if study.show_source else None,
         "source_sentences": lines_of(item.source, item.source_sentences) if study.show_source else [],
         "candidates": [_candidate_payload(c, normalise=study.normalise_typography) for c in cands],
-        "document": document_payload(item=item, study=study) if study.unit == Unit.DOCUMENT else None,
+        "document": document_payload(item=item, study=study, cands=cands) if study.unit == Unit.DOCUMENT else None,
         "progress": progress_data,
         "answer": answer_for_client(judgment, cands),
     }
@@ -198,15 +198,17 @@ def document_blocks(*, item: Item, with_texts: bool) -> DocumentBlocks:
     return DocumentBlocks(earlier=earlier, number=len(earlier) + 1, total=total)
 
 
-def document_payload(*, item: Item, study: Study) -> dict[str, Any]:
-    """Where a document block sits in its document, and the earlier blocks' source sentences.
+def document_payload(*, item: Item, study: Study, cands: list[Candidate]) -> dict[str, Any]:
+    """Where a document block sits in its document, and the earlier blocks' texts, as on the page.
 
-    Earlier blocks' sources only when the study shows the source: never another
-    item's candidates (a system's output or a hidden reference).
+    With the source: each earlier block's source sentences. Without it: each
+    on-screen candidate's own sentences of that block, keyed by its opaque id
+    (annotation/document.py says why no other candidate's text is ever shown).
     """
-    blocks = document_blocks(item=item, with_texts=study.show_source)
+    from annotation.document import earlier_payload  # document.py imports this module
+    blocks = document_blocks(item=item, with_texts=True)
     return {
         "block": blocks.number,
         "blocks": blocks.total,
-        "previous": [{"source_sentences": lines_of(b.source, b.source_sentences)} for b in blocks.earlier],
+        "previous": earlier_payload(earlier=blocks.earlier, study=study, cands=cands),
     }

@@ -22,15 +22,27 @@ class CandidateOut(serializers.Serializer):
                   "sentence i is aligned with source_sentences[i].")
 
 
+class EarlierCandidateOut(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque id of the candidate on this screen whose earlier text this is.")
+    sentences = serializers.ListField(child=serializers.CharField(allow_blank=True),
+                                      help_text="That candidate's own sentences in the earlier block "
+                                                "(empty when its system has none there).")
+
+
 class DocumentBlockOut(serializers.Serializer):
-    source_sentences = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    source_sentences = serializers.ListField(child=serializers.CharField(allow_blank=True),
+                                             help_text="The block's source sentences (empty without the source).")
+    candidates = EarlierCandidateOut(many=True, help_text="Without the source: each candidate's own text of "
+                                                          "the earlier block (the same systems keep one order "
+                                                          "throughout a document); empty with the source.")
 
 
 class DocumentOut(serializers.Serializer):
     block = serializers.IntegerField(help_text="This block's number in its document, from 1.")
     blocks = serializers.IntegerField(help_text="Blocks in the document.")
-    previous = DocumentBlockOut(many=True, help_text="The earlier blocks' source sentences, oldest first "
-                                                     "(only when the study shows the source).")
+    previous = DocumentBlockOut(many=True, help_text="The earlier blocks, oldest first: their source sentences "
+                                                     "when the study shows the source, else each candidate's "
+                                                     "own earlier sentences.")
 
 
 class ContextOut(serializers.Serializer):

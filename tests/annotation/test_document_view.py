@@ -202,19 +202,31 @@ def test_api_next_gives_sentence_lists_and_the_document_without_leaking():
     by_id = {c.public_id: c for c in item.candidates.all()}
     for cand in data["candidates"]:
         assert cand["sentences"] == by_id[cand["id"]].sentences and cand["text"] == by_id[cand["id"]].text
-    assert data["document"] == {"block": 2, "blocks": 2, "previous": [{"source_sentences": first.source_sentences}]}
+    assert data["document"] == {"block": 2, "blocks": 2,
+                                "previous": [{"source_sentences": first.source_sentences, "candidates": []}]}
     body = resp.content.decode().lower()
     for word in FORBIDDEN:
         assert word not in body, word
 
 
-def test_api_without_the_source_gives_no_source_sentences_and_no_earlier_blocks():
+def test_api_without_the_source_gives_each_candidates_own_earlier_sentences():
     study = study_import(status="open", data=document_study_file(slug="apimono", candidates=2, sentences=3, blocks=2,
                                                   show_source=False))
-    data = annotator_client(judge_first_block(study)).get("/api/v1/annotate/next").json()
+    resp = annotator_client(judge_first_block(study)).get("/api/v1/annotate/next")
+    data = resp.json()
     assert data["source"] is None and data["source_sentences"] == []
-    assert data["document"] == {"block": 2, "blocks": 2, "previous": []}
     assert all(c["sentences"] for c in data["candidates"])
+    current = {c.public_id: c.system for c in Item.objects.get(study=study, position=2).candidates.all()}
+    earlier = {c.system: c.sentences for c in Item.objects.get(study=study, position=1).candidates.all()}
+    previous = data["document"]["previous"]
+    assert (data["document"]["block"], data["document"]["blocks"], len(previous)) == (2, 2, 1)
+    assert previous[0]["source_sentences"] == []
+    # In screen order, each keyed by the opaque id of the candidate on this screen: its own system's block 1.
+    assert [c["id"] for c in previous[0]["candidates"]] == [c["id"] for c in data["candidates"]]
+    assert all(c["sentences"] == earlier[current[c["id"]]] for c in previous[0]["candidates"])
+    body = resp.content.decode().lower()
+    for word in FORBIDDEN:
+        assert word not in body, word
 
 
 def test_sentence_unit_api_gives_lines_and_no_document():
