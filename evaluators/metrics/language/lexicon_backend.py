@@ -32,7 +32,10 @@ with no model download:
   - French, German, Spanish, Italian: a closed-class table gives PRON, DET,
     ADP, CCONJ, SCONJ, AUX and some ADV; French verbs are also recognised from
     their lemma (an ``-er``/``-ir``/``-re``/``-oir`` lemma of a form that is
-    not that lemma, nor its plural or feminine); the other words are ``X``
+    not that lemma, nor its plural or feminine) and infinitives from their
+    ending (``-er``/``-ir`` except ``-ier``/``-yer`` and ~60 listed nouns such
+    as ``hiver``, ``plaisir``; ~80 listed ``-re``/``-oir`` verbs such as
+    ``faire``, ``voir``); the other words are ``X``
     (an open-class word of unknown kind), or PROPN when capitalised and not
     sentence-initial.  Other languages: only NUM, PUNCT, SYM, PROPN and ``X``.
   - Chinese: jieba's ICTCLAS tags mapped to UPOS (``n`` NOUN, ``nr``/``ns``/
@@ -97,6 +100,8 @@ _ELISION = {
     "it": r"(?:[lLcCdD]|[Dd]ell|[Aa]ll|[Dd]all|[Nn]ell|[Ss]ull|[Uu]n|[Qq]uest|[Qq]uell)['’](?=\w)",
     "ca": r"(?:[lLdDmMnNsStT])['’](?=\w)",
 }
+_FR_CLITIC = (r"-(?:t-)?(?i:ce|je|tu|il|elle|on|nous|vous|ils|elles|moi|toi|le|la|les|lui|leur|y|en|ci|là"
+              r"|même|mêmes)(?![\w-])")
 _NUMBER = r"\d+(?:[.,:]\d+)*"
 _WORD = r"\w+(?:[-‐]\w+)*"
 
@@ -109,7 +114,10 @@ def _token_pattern(language: str) -> re.Pattern[str]:
     if language in _ELISION:
         parts.append(_ELISION[language])
     if language == "fr":
-        parts.append(r"[Aa]ujourd['’]hui")
+        # whole words despite their apostrophe or hyphen; then a verb's hyphenated clitic pronoun on its own
+        # (est-ce -> est -ce, a-t-il -> a -t-il, dis-moi -> dis -moi), as spaCy's French tokenizer splits them
+        parts += [r"[Aa]ujourd['’]hui|[Qq]uelqu['’]une?|[Pp]resqu['’]île|[Rr]endez-vous|[Pp]eut-être",
+                  rf"\w+(?={_FR_CLITIC})", _FR_CLITIC]
     parts += [_NUMBER, _WORD, r"\.\.\.|…|--|\S"]
     return re.compile("|".join(parts))
 
@@ -196,7 +204,7 @@ PART RB n't:not
 PART TO to
 PART POS 's:'s '
 SCONJ IN because although though while if unless since whether until than as whereas once
-ADP IN of in on at by for with about against between into through during before after above below from up down out off over under without within along across behind beyond toward towards upon among around near per via despite like
+ADP IN of in on onto at by for with about against between into through during before after above below from up down out off over under without within along across behind beyond toward towards upon among around near per via despite like
 ADV WRB when where why how whenever wherever
 AUX MD will would shall should can could may might must ought 'll:will 'd:would ca:can wo:will
 AUX VBP am:be are:be 're:be 'm:be have:have 've:have do:do
@@ -350,14 +358,15 @@ def _words(spec: str) -> dict[str, str]:
 
 _CLOSED: dict[str, dict[str, str]] = {
     "fr": _words("""
-DET le la les l' un une des du au aux ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune tout toute tous toutes certains certaines
-PRON je j' tu il elle on nous vous ils elles me m' te t' se s' lui leur eux moi toi soi y en ce c' ça cela ceci celui celle ceux celles qui quoi dont lequel laquelle lesquels lesquelles chacun chacune rien quelqu'un
+DET le la les l' un une des du au aux ce cet cette ces quelque mon ma mes ton ta tes son sa ses notre nos votre vos leurs quel quelle quels quelles chaque plusieurs quelques aucun aucune tout toute tous toutes certains certaines
+PRON je j' tu il elle on nous vous ils elles me m' te t' se s' lui leur eux moi toi soi y en ce c' ça cela ceci celui celle ceux celles qui quoi dont lequel laquelle lesquels lesquelles chacun chacune rien quelqu'un quelqu'une
 ADP à de d' dans par pour sur sous avec sans chez vers entre contre depuis pendant avant après devant derrière selon malgré parmi jusqu' jusque hors
 CCONJ et ou mais donc or ni car
 SCONJ que qu' quand lorsque lorsqu' si puisque puisqu' comme quoique
-ADV ne n' pas plus moins très trop aussi encore déjà toujours jamais ici là alors puis ensuite oui non beaucoup peu tellement bien assez souvent
-AUX suis es est sommes êtes sont étais était étions étiez étaient serai seras sera serons serez seront serais serait serions seriez seraient été être ai as a avons avez ont avais avait avions aviez avaient aurai auras aura aurons aurez auront aurais aurait aurions auriez auraient eu avoir fut furent soit soient sois ait aient
-INTJ ah oh bonjour merci salut euh
+ADV ne n' pas plus moins très trop aussi encore déjà toujours jamais ici là ci alors puis ensuite oui non beaucoup peu tellement bien assez souvent même mêmes pourquoi où comment combien vraiment seulement simplement exactement complètement évidemment absolument justement surtout peut-être aujourd'hui demain hier maintenant bientôt parfois ensemble presque plutôt vite tard tôt partout ailleurs dedans dehors longtemps environ certainement probablement sûrement rapidement également notamment ainsi cependant pourtant toutefois enfin voilà voici
+AUX suis es est sommes êtes sont étais était étions étiez étaient serai seras sera serons serez seront serais serait serions seriez seraient été être ai as a avons avez ont avais avait avions aviez avaient aurai auras aura aurons aurez auront aurais aurait aurions auriez auraient eu avoir fut furent fût soit soient sois ait aient
+INTJ ah oh bonjour merci salut euh ok okay ouais hein bah
+NUM deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize vingt trente quarante cinquante soixante cent cents mille million millions milliard
 """),
     "de": _words("""
 DET der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner mein meine dein deine sein seine ihr ihre unser unsere euer eure dieser diese dieses diesen diesem jeder jede jedes alle
@@ -420,6 +429,34 @@ def _known(word: str, language: str) -> bool:
     return bool(simplemma.is_known(word, lang=language))
 
 
+#: French infinitives in -re/-oir (the common ones; an -re/-oir word is otherwise no verb: père, soir).
+_FR_INFINITIVES = frozenset("""
+faire dire prendre mettre croire boire vivre lire écrire suivre attendre entendre rendre vendre perdre répondre
+descendre comprendre apprendre surprendre reprendre connaître reconnaître paraître apparaître naître plaire
+conduire construire produire traduire détruire cuire rire sourire battre combattre permettre promettre
+admettre remettre craindre peindre éteindre joindre rejoindre atteindre plaindre vaincre coudre moudre
+résoudre conclure exclure inclure interrompre rompre voir revoir prévoir savoir pouvoir vouloir devoir
+recevoir apercevoir décevoir concevoir falloir valoir pleuvoir asseoir émouvoir
+""".split())
+#: French words in -er/-ir that are no infinitives (nouns and adjectives; -ier/-yer words are never taken
+#: for infinitives: papier, premier, quartier ...).
+_FR_NOT_INFINITIVES = frozenset("""
+hiver mer fer cher hier amer super cancer laser poster hamster bunker boucher boulanger léger danger étranger
+berger verger rocher clocher plancher oranger enfer ver vers univers revers cuiller gangster leader manager
+reporter scooter container hamburger corner poker blazer joker
+plaisir désir avenir loisir soupir martyr saphir zéphyr élixir émir menhir
+""".split())
+
+
+def _french_infinitive(lower: str) -> bool:
+    """A French infinitive, context-free: the listed -re/-oir verbs; -er/-ir words but -ier/-yer and exceptions."""
+    if lower in _FR_INFINITIVES:
+        return True
+    if len(lower) < 5 or lower in _FR_NOT_INFINITIVES or lower.endswith(("ier", "yer", "oir")):
+        return False
+    return lower.endswith(("er", "ir"))
+
+
 def _french_verb(lower: str, lemma: str) -> bool:
     if lower == lemma or not _FR_VERB_LEMMA.fullmatch(lemma):
         return False
@@ -433,6 +470,8 @@ def _other_word(word: str, language: str, initial: bool) -> tuple[str, str, bool
     """(UPOS, lemma, is-a-name) of one word of a language other than English and Chinese."""
     lower = word.lower()
     norm = lower.replace("’", "'")
+    if language == "fr" and norm.startswith("-"):  # a verb's clitic pronoun: -ce, -t-il, -moi
+        norm = norm[3:] if norm.startswith("-t-") else norm[1:]
     closed = _CLOSED.get(language, {}).get(norm)
     if closed is not None:
         return closed, _simplemma_lemma(norm, language), False
@@ -447,7 +486,7 @@ def _other_word(word: str, language: str, initial: bool) -> tuple[str, str, bool
         elif not initial or not _known(lower, language):
             return "PROPN", word, True
     lemma = _simplemma_lemma(word, language)
-    if language == "fr" and _french_verb(lower, lemma.lower()):
+    if language == "fr" and (_french_verb(lower, lemma.lower()) or _french_infinitive(lower)):
         return "VERB", lemma, False
     return "X", lemma, False
 

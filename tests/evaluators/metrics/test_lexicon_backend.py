@@ -109,12 +109,20 @@ def test_french_lemmas_elisions_closed_classes_and_verbs(lexicon: LexiconBackend
     assert [(t.text, t.lemma, t.pos) for t in s.tokens] == [
         ("L'", "le", "DET"), ("homme", "homme", "X"), ("a", "avoir", "AUX"), ("mangé", "manger", "VERB"),
         ("les", "le", "DET"), ("belles", "beau", "X"), ("pommes", "pomme", "X"), ("avec", "avec", "ADP"),
-        ("Marie", "Marie", "PROPN"), ("aujourd'hui", "aujourd'hui", "X"), (".", ".", "PUNCT")]
+        ("Marie", "Marie", "PROPN"), ("aujourd'hui", "aujourd'hui", "ADV"), (".", ".", "PUNCT")]
     assert [e.text for e in s.entities] == ["Marie"]
     assert all(t.tag == "" for t in s.tokens)  # Penn tags only for English
     # plural and feminine forms of -re/-ir nouns and adjectives are no verbs
     t = {x.text: (x.lemma, x.pos) for x in analyse(lexicon, "Les pères ont une voiture noire.", "fr").tokens}
     assert t["pères"] == ("père", "X") and t["noire"] == ("noir", "X") and t["ont"] == ("avoir", "AUX")
+    # a verb's hyphenated clitic pronoun is its own token; infinitives from their ending, with exceptions
+    s = analyse(lexicon, "Est-ce qu'il faut manger en hiver ? A-t-il vu la mer, dis-moi ?", "fr")
+    assert [(x.text, x.pos) for x in s.tokens] == [
+        ("Est", "AUX"), ("-ce", "DET"), ("qu'", "SCONJ"), ("il", "PRON"), ("faut", "VERB"), ("manger", "VERB"),
+        ("en", "PRON"), ("hiver", "X"), ("?", "PUNCT"), ("A", "AUX"), ("-t-il", "PRON"), ("vu", "VERB"),
+        ("la", "DET"), ("mer", "X"), (",", "PUNCT"), ("dis", "VERB"), ("-moi", "PRON"), ("?", "PUNCT")]
+    assert [x.text for x in analyse(lexicon, "Quelqu'un a un rendez-vous aujourd'hui.", "fr").tokens] == [
+        "Quelqu'un", "a", "un", "rendez-vous", "aujourd'hui", "."]
 
 
 def test_chinese_is_segmented_by_jieba_with_its_tags_and_names(lexicon: LexiconBackend) -> None:
