@@ -259,7 +259,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # deepLinking off: with it on, each operation's path is a link inside its expand button
+    # (axe nested-interactive); templates/drf_spectacular/swagger_ui.html sets lang and colours.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False, "validatorUrl": None},
 }
 
 LOGGING = {

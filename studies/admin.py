@@ -21,7 +21,9 @@ from django.utils.html import format_html, format_html_join
 
 from studies import admin_actions
 from studies.forms import CandidateAdminForm, ItemAdminForm, StudyAdminForm
-from studies.invariants import StudyCopyError, candidate_change_errors, free_copy_slug, study_copy
+from studies.invariants import (LOCKED_CANDIDATE_FIELDS, LOCKED_FIELDS, LOCKED_ITEM_FIELDS, StudyCopyError,
+                                candidate_change_errors, free_copy_slug, free_copy_title, slug_error, study_copy,
+                                study_has_judgments)
 from studies.models import Candidate, Item, Status, Study
 
 if TYPE_CHECKING:
@@ -55,12 +57,30 @@ def copy_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Q
     for study in queryset:
         new = study_copy(study=study, slug=free_copy_slug(study))
         modeladmin.message_user(request, format_html(
-            'Study {}: copied as <a href="{}">{}</a> (draft).', study.slug,
-            reverse("admin:studies_study_change", args=[new.pk]), new.slug), messages.SUCCESS)
+            'Study {}: copied as <a href="{}">{}</a> “{}” (draft).', study.slug,
+            reverse("admin:studies_study_change", args=[new.pk]), new.slug, new.title), messages.SUCCESS)
 
 
 class StudyCopyForm(forms.Form):
-    slug = forms.SlugField(max_length=80, help_text="The new study's slug.")
+    # A CharField, not a SlugField: the slug rule and its one message are studies.invariants.slug_error's.
+    slug = forms.CharField(help_text="The new study's slug: lowercase letters, digits, hyphens and underscores.",
+                           widget=forms.TextInput(attrs={"maxlength": 80}))
+    title = forms.CharField(max_length=200, required=False,
+                            help_text="The new study's title, told apart from the original's (blank: “… (copy)”).")
+
+
+class StudySlugAdminForm(StudyAdminForm):
+    """The study form with the same slug rule and message as the import and the copy (one message, not two)."""
+
+    slug = forms.CharField(help_text=Study._meta.get_field("slug").help_text + " Lowercase letters, digits, "
+                           "hyphens and underscores.", widget=forms.TextInput(attrs={"maxlength": 80}))
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data["slug"].strip()
+        problem = slug_error(slug)
+        if problem:
+            raise forms.ValidationError(problem, code="invalid")
+        return slug
 
 
 @admin.action(description="Close the selected studies (stop handing out work)")
@@ -76,7 +96,7 @@ class StudyAdmin(admin.ModelAdmin):
     list_filter = ("status", "protocol", "unit", "show_source")
     search_fields = ("slug", "title", "description")
     readonly_fields = ("seed_note", "items_overview", "dashboard_link", "created_at")
-    form = StudyAdminForm
+    form = StudySlugAdminForm
     actions = [pilot_studies, open_studies, close_studies, copy_studies] + list(admin_actions.STUDY_ACTIONS)
     fieldsets = (
         (None, {"fields": ("slug", "title", "description", "protocol", "status", "dashboard_link")}),
@@ -91,6 +111,33 @@ class StudyAdmin(admin.ModelAdmin):
         ("Items", {"fields": ("items_overview",)}),
     )
 
+    def _locked(self, obj: Study | None) -> bool:
+        """True once the study has a judgment (studies/invariants.py), looked up once per request and study."""
+        if obj is None or obj.pk is None:
+            return False
+        cached = getattr(obj, "_admin_locked", None)
+        if cached is None:
+            cached = study_has_judgments(study=obj)
+            obj._admin_locked = cached  # type: ignore[attr-defined]
+        return cached
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Study | None = None) -> tuple[str, ...]:
+        """A study with judgments shows its locked settings as text, not as inputs that a save would refuse."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if self._locked(obj):
+            return (*fields, *(f for f in LOCKED_FIELDS if f not in fields))
+        return fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Study | None = None) -> list:
+        fieldsets = [(name, dict(options)) for name, options in super().get_fieldsets(request, obj)]
+        if obj is not None and self._locked(obj):
+            fieldsets[0][1]["description"] = format_html(
+                '<strong>This study has judgments</strong>, so what gives them their meaning is fixed and shown '
+                'read-only: {}. Redundancy may rise, or fall down to what an item already has. '
+                '<a href="{}">Copy as new study</a> to run it with other settings.',
+                ", ".join(LOCKED_FIELDS), reverse("admin:studies_study_copy", args=[obj.pk]))
+        return fieldsets
+
     def get_urls(self) -> list[URLPattern]:
         copy = path("<int:pk>/copy/", self.admin_site.admin_view(self.copy_view), name="studies_study_copy")
         return [copy, *super().get_urls()]
@@ -100,16 +147,17 @@ class StudyAdmin(admin.ModelAdmin):
         study = get_object_or_404(Study, pk=pk)
         if not self.has_add_permission(request):
             raise PermissionDenied
-        form = StudyCopyForm(request.POST or None, initial={"slug": free_copy_slug(study)})
+        form = StudyCopyForm(request.POST or None, initial={"slug": free_copy_slug(study),
+                                                            "title": free_copy_title(study)})
         if request.method == "POST" and form.is_valid():
             try:
-                new = study_copy(study=study, slug=form.cleaned_data["slug"])
+                new = study_copy(study=study, slug=form.cleaned_data["slug"].strip(), title=form.cleaned_data["title"])
             except StudyCopyError as exc:
                 for name, message in exc.errors.items():
                     form.add_error(name if name in form.fields else None, message)
             else:
-                self.message_user(request, f"Study {study.slug} copied as {new.slug} (draft): change its settings now.",
-                                  messages.SUCCESS)
+                self.message_user(request, f"Study {study.slug} copied as {new.slug} “{new.title}” (draft): "
+                                  "change its settings now.", messages.SUCCESS)
                 return redirect("admin:studies_study_change", new.pk)
         context = {**self.admin_site.each_context(request), "title": f"Copy {study.slug} as a new study",
                    "study": study, "form": form, "opts": self.model._meta}
@@ -143,8 +191,32 @@ class StudyAdmin(admin.ModelAdmin):
                            all_url, n_items, n_spam, rows)
 
 
+def _item_locked(item: Item | None) -> bool:
+    """True once the item's study has a judgment: its texts and candidates are fixed (studies/invariants.py)."""
+    if item is None or item.pk is None:
+        return False
+    cached = getattr(item, "_admin_locked", None)
+    if cached is None:
+        cached = study_has_judgments(study=Study(pk=item.study_id))
+        item._admin_locked = cached  # type: ignore[attr-defined]
+    return cached
+
+
 class CandidateFormSet(forms.BaseInlineFormSet):
-    """Adding, changing or deleting a candidate of a study with judgments is refused (studies/invariants.py)."""
+    """Adding, changing or deleting a candidate of a study with judgments is refused (studies/invariants.py).
+
+    A table row has no <label> per input (the column headers name them), so each input
+    gets an ``aria-label`` naming its column and its candidate ("text of candidate 2").
+    """
+
+    def add_fields(self, form: forms.Form, index: int | None) -> None:
+        super().add_fields(form, index)
+        which = f"candidate {index + 1}" if index is not None else "the new candidate"
+        for name, field in form.fields.items():
+            if field.widget.is_hidden:
+                continue
+            label = f"delete {which}" if name == "DELETE" else f"{str(field.label or name).lower()} of {which}"
+            field.widget.attrs["aria-label"] = label
 
     def clean(self) -> None:
         super().clean()
@@ -163,13 +235,46 @@ class CandidateInline(admin.TabularInline):
     fields = ("position", "system", "is_reference", "is_spam", "text", "highlights", "public_id")
     readonly_fields = ("public_id", "is_spam")
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Item | None = None) -> tuple[str, ...]:
+        """Once the study has judgments, what annotators judged is shown as text (it can no longer change)."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return (*fields, *LOCKED_CANDIDATE_FIELDS) if _item_locked(obj) else fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Item | None = None) -> bool:
+        return not _item_locked(obj) and super().has_add_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Item | None = None) -> bool:
+        return not _item_locked(obj) and super().has_delete_permission(request, obj)
+
+
+class PhenomenonFilter(admin.SimpleListFilter):
+    """The items' phenomena, with a named choice for items without one (the default filter shows an empty link)."""
+
+    title = "phenomenon"
+    parameter_name = "phenomenon"
+    NONE = "(none)"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        qs = model_admin.get_queryset(request)
+        study = request.GET.get("study__id__exact")
+        if study and study.isdigit():
+            qs = qs.filter(study_id=int(study))
+        values = sorted(set(qs.order_by().values_list("phenomenon", flat=True)))
+        return [(v, v) if v else (self.NONE, "(no phenomenon)") for v in values]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(phenomenon="" if value == self.NONE else value)
+
 
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
     form = ItemAdminForm
     list_display = ("external_id", "study", "document_id", "position", "phenomenon", "is_spam", "candidates_column",
                     "n_assigned")
-    list_filter = ("study", "is_spam", "phenomenon")
+    list_filter = ("study", "is_spam", PhenomenonFilter)
     search_fields = ("external_id", "document_id", "source", "candidates__text")
     list_select_related = ("study",)
     raw_id_fields = ("spam_of",)
@@ -186,6 +291,21 @@ class ItemAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ItemWithCount]:
         return super().get_queryset(request).annotate(n_candidates=Count("candidates"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Item | None = None) -> tuple[str, ...]:
+        """Once the study has judgments, the source and context annotators read are shown as text."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return (*fields, *LOCKED_ITEM_FIELDS) if _item_locked(obj) else fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Item | None = None) -> list:
+        fieldsets = [(name, dict(options)) for name, options in super().get_fieldsets(request, obj)]
+        if obj is not None and _item_locked(obj):
+            fieldsets[0][1]["description"] = format_html(
+                "<strong>Study {} has judgments</strong>: this item's {} and its candidates' {} are fixed and shown "
+                'read-only; candidates can no longer be added or deleted. <a href="{}">Copy as new study</a> to '
+                "run it with other texts.", obj.study.slug, ", ".join(LOCKED_ITEM_FIELDS),
+                ", ".join(LOCKED_CANDIDATE_FIELDS), reverse("admin:studies_study_copy", args=[obj.study_id]))
+        return fieldsets
 
     @admin.display(description="candidates", ordering="n_candidates")
     def candidates_column(self, item: ItemWithCount) -> int:

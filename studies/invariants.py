@@ -18,12 +18,12 @@ edit paths (one EXISTS query), never on an annotator's request.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Max, Q
-from django.utils.text import slugify
 
 from studies.models import Candidate, Item, Status, Study
 
@@ -35,6 +35,29 @@ LOCKED_CANDIDATE_FIELDS = ("system", "text", "is_reference", "highlights")
 LOCKED_ITEM_FIELDS = ("source", "source_context", "target_context")
 COPY_HINT = "Use “Copy as new study” (admin) or `copy_study` to run it with the new setting."
 RESERVED_SLUGS = {"import"}
+#: A study's slug: what every path that names a study (admin, import page, import_study, copy) accepts.
+SLUG_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
+SLUG_RULE = "only lowercase letters a–z, digits 0–9, hyphens (-) and underscores (_), starting with a letter or digit"
+#: The suffix of a copy's title: " (copy)", then " (copy 2)", " (copy 3)", …
+_COPY_TITLE = re.compile(r" \(copy(?: \d+)?\)$")
+
+
+def slug_error(slug: str) -> str | None:
+    """The one message for a slug a study cannot have (None when it may): empty, too long, bad characters, reserved.
+
+    Whether the slug is already taken is left to the caller, whose message depends
+    on what it was doing (an import never replaces a study; a copy needs a new one).
+    """
+    limit = Study._meta.get_field("slug").max_length or 80
+    if not slug:
+        return f"required: {SLUG_RULE}"
+    if len(slug) > limit:
+        return f"{slug[:24]!r}… has {len(slug)} characters: at most {limit}"
+    if not SLUG_PATTERN.fullmatch(slug):
+        return f"{slug!r} is not a valid slug: {SLUG_RULE}"
+    if slug in RESERVED_SLUGS:
+        return f"{slug!r} is reserved (it names a page): choose another"
+    return None
 
 
 def study_has_judgments(*, study: Study) -> bool:
@@ -128,14 +151,11 @@ class StudyCopyError(Exception):
 
 
 def study_copy_slug_errors(slug: str) -> dict[str, str]:
-    if not slug or slugify(slug) != slug:
-        return {"slug": f"{slug!r} must be non-empty, lowercase letters, digits, hyphens and underscores"}
-    if len(slug) > (Study._meta.get_field("slug").max_length or 80):
-        return {"slug": "too long"}
-    if slug in RESERVED_SLUGS:
-        return {"slug": f"{slug!r} is reserved (it names a page)"}
+    problem = slug_error(slug)
+    if problem:
+        return {"slug": problem}
     if Study.objects.filter(slug=slug).exists():
-        return {"slug": f"a study {slug!r} already exists"}
+        return {"slug": f"a study {slug!r} already exists: choose another slug for the copy"}
     return {}
 
 
@@ -149,12 +169,31 @@ def free_copy_slug(study: Study) -> str:
     return slug
 
 
-_NOT_COPIED = {"id", "slug", "status", "created_at"}
+def free_copy_title(study: Study) -> str:
+    """``<title> (copy)``, or ``(copy 2)``, … : the first title no study has, so the copy is told apart in lists.
+
+    Copying a copy counts on from the original title ("T (copy)" → "T (copy 2)").
+    """
+    base = _COPY_TITLE.sub("", study.title)
+    limit = Study._meta.get_field("title").max_length or 200
+    k = 1
+    while True:
+        suffix = " (copy)" if k == 1 else f" (copy {k})"
+        title = base[:limit - len(suffix)] + suffix
+        if not Study.objects.filter(title=title).exists():
+            return title
+        k += 1
+
+
+_NOT_COPIED = {"id", "slug", "title", "status", "created_at"}
 
 
 @transaction.atomic
-def study_copy(*, study: Study, slug: str) -> Study:
+def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
     """A new draft study with the same settings, items, candidates and spam items; no annotators, no judgments.
+
+    Its title is ``title`` when given, else :func:`free_copy_title` ("… (copy)"),
+    so that the two studies are not confused in the study list and the admin.
 
     Spam items are copied, not regenerated: with the same seed and rate
     regeneration would draw the same copies anyway, and copying keeps the new
@@ -166,7 +205,7 @@ def study_copy(*, study: Study, slug: str) -> Study:
     if errors:
         raise StudyCopyError(errors)
     values = {f.attname: getattr(study, f.attname) for f in Study._meta.concrete_fields if f.attname not in _NOT_COPIED}
-    new = Study(slug=slug, status=Status.DRAFT, **values)
+    new = Study(slug=slug, title=title.strip() or free_copy_title(study), status=Status.DRAFT, **values)
     try:
         new.full_clean()
     except ValidationError as exc:
@@ -192,3 +231,35 @@ def study_copy(*, study: Study, slug: str) -> Study:
          for c in Candidate.objects.filter(item__study=study).order_by("pk").iterator(chunk_size=5000)],
         batch_size=5000)
     return new
+
+
+def typography_lock_reason(*, study: Study) -> str | None:
+    """Why the one-click "Normalise typography" may not turn the setting on for this study (None: it may).
+
+    Only a draft without judgments: once annotators (pilot ones included) may have
+    seen the candidates as stored, changing how they look would give the study's
+    judgments two presentations. The admin still lets a researcher change the
+    setting deliberately; the button is for the study being prepared.
+    """
+    if study.status != Status.DRAFT:
+        return (f"Typography can be normalised in one click only while a study is a draft; this one is "
+                f"{study.get_status_display().lower()}, so annotators may already have seen the candidates as stored, "
+                "and changing how they look now would give its judgments two presentations. "
+                "Use “Copy as new study” to run it again with typography normalised"
+                + (", or set it back to draft if no one has answered yet." if study.status == Status.PILOT else "."))
+    if study_has_judgments(study=study):
+        return ("This draft already has (pilot) judgments, given with the typography as stored. "
+                "Use “Copy as new study” to run it again with typography normalised.")
+    return None
+
+
+def typography_normalise(*, study: Study) -> Study:
+    """Turn ``normalise_typography`` on for a draft study; ValidationError naming the field says why not."""
+    if study.normalise_typography:
+        return study
+    reason = typography_lock_reason(study=study)
+    if reason:
+        raise ValidationError({"normalise_typography": [reason]})
+    Study.objects.filter(pk=study.pk).update(normalise_typography=True)
+    study.normalise_typography = True
+    return study

@@ -5,6 +5,7 @@ API names predate this app; they are kept so that no URL or URL name changed.
 """
 from django.urls import include, path
 
+from research.views.docs import doc_page
 from research.views.home import home
 
 urlpatterns = [
@@ -13,4 +14,5 @@ urlpatterns = [
     path("reports/", include("research.urls.compare")),
     path("reports/", include("research.urls.reports")),
     path("api/v1/", include("research.urls.api")),
+    path("docs/<path:name>", doc_page, name="docs"),  # docs/*.md rendered for staff (research/views/docs.py)
 ]

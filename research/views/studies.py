@@ -17,13 +17,20 @@ from annotation import progress
 from studies import selectors as study_selectors
 from annotation.export import FORMATS, export_lines
 from studies.forms import InviteForm, StudyImportForm, decode_upload, load_study_texts
-from studies.blinding import parsed_study_lint
-from studies.importing import StudyFileError, parse_study, study_create
-from studies.invariants import LOCKED_FIELDS, study_has_judgments
+from studies.blinding import BlindingReport, parsed_study_lint
+from studies.importing import ParsedStudy, StudyFileError, parse_study, study_create
+from studies.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
 from studies.lifecycle import NEXT_STATUSES, study_status_set
 from studies.models import Status, Study
 
 IMPORT_SESSION_KEY = "studies.import"
+#: Set by the import preview's "Normalise typography": the study is created with normalise_typography on.
+IMPORT_NORMALISE_KEY = "studies.import.normalise_typography"
+
+
+def _typographic_cues(blinding: BlindingReport) -> bool:
+    """True when a blinding finding is one that ``normalise_typography`` would hide and it is still off."""
+    return not blinding.normalised and any(f.typographic for f in blinding.findings)
 
 
 def _quality_url(study: Study) -> str:
@@ -53,12 +60,18 @@ def study_list(request: HttpRequest) -> HttpResponse:
 def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     listed = progress.study_list(queryset=Study.objects.filter(pk=study.pk)).get()
+    blinding = study_selectors.study_blinding_lint(study=study)
+    typography = None
+    if _typographic_cues(blinding):
+        typography = {"action": reverse("studies:normalise-typography", args=[study.slug]),
+                      "reason": typography_lock_reason(study=study),
+                      "copy_url": reverse("admin:studies_study_copy", args=[study.pk])}
     return render(request, "studies/detail.html", {
         "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
         "activity": progress.study_activity(studies=[listed])[study.pk],
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
         "invite_form": InviteForm(), "quality_url": _quality_url(study), "report_url": f"/reports/{study.slug}/",
-        "formats": FORMATS, "blinding": study_selectors.study_blinding_lint(study=study),
+        "formats": FORMATS, "blinding": blinding, "typography": typography,
         "lifecycle": _lifecycle(study),
     })
 
@@ -83,6 +96,21 @@ def study_set_status(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("studies:detail", slug=study.slug)
     messages.success(request, f"Study {study.slug} is now {study.get_status_display().lower()}.")
     return redirect("studies:detail", slug=study.slug)
+
+
+@require_POST
+@staff_member_required
+def study_normalise_typography(request: HttpRequest, slug: str) -> HttpResponse:
+    """The blinding warnings' "Normalise typography" button: turns the setting on for a draft study."""
+    study = get_object_or_404(Study, slug=slug)
+    try:
+        typography_normalise(study=study)
+    except ValidationError as exc:
+        messages.error(request, "normalise_typography: " + " ".join(exc.message_dict["normalise_typography"]))
+    else:
+        messages.success(request, f"Study {study.slug}: typography is now normalised on annotators' screens "
+                                  "(straight quotes, \"...\", \"-\", plain spaces); the warnings below are what remains.")
+    return redirect(reverse("studies:detail", args=[study.slug]) + "#blinding-h")
 
 
 @require_POST
@@ -132,19 +160,29 @@ def export_response(study: Study, *, fmt: str, history: bool = False) -> Streami
 def study_import(request: HttpRequest) -> HttpResponse:
     """Upload → preview (every error, or a summary) → create. Nothing is stored before "Create"."""
     context: dict = {"form": StudyImportForm(), "errors": [], "summary": None}
-    if request.method == "POST" and request.POST.get("step") == "create":
+    step = request.POST.get("step") if request.method == "POST" else None
+    if step in ("create", "normalise"):
         texts = request.session.get(IMPORT_SESSION_KEY)
         if not texts:
             messages.error(request, "Nothing to create: upload the study file again.")
             return redirect("studies:import")
+        if step == "normalise":  # the preview's "Normalise typography": preview again, as it will be created
+            request.session[IMPORT_NORMALISE_KEY] = True
         try:
             data, items = load_study_texts(**texts)
-            study = study_create(parsed=parse_study(data, items))
+            parsed = parse_study(data, items)
+            if request.session.get(IMPORT_NORMALISE_KEY):
+                parsed.fields["normalise_typography"] = True
+            if step == "normalise":
+                return _import_preview(request, context, parsed)
+            study = study_create(parsed=parsed)
         except StudyFileError as exc:  # e.g. the slug was taken since the preview
             context["errors"] = _error_rows(exc.errors)
             return render(request, "studies/import.html", context, status=400)
         del request.session[IMPORT_SESSION_KEY]
-        messages.success(request, f"Study {study.slug!r} created with {study.items.count()} items.")
+        request.session.pop(IMPORT_NORMALISE_KEY, None)
+        typography = " Typography is normalised on annotators' screens." if study.normalise_typography else ""
+        messages.success(request, f"Study {study.slug!r} created with {study.items.count()} items.{typography}")
         return redirect("studies:detail", slug=study.slug)
     if request.method == "POST":
         form = StudyImportForm(request.POST, request.FILES)
@@ -161,11 +199,22 @@ def study_import(request: HttpRequest) -> HttpResponse:
             parsed = parse_study(data, items)
         except StudyFileError as exc:
             request.session.pop(IMPORT_SESSION_KEY, None)
+            request.session.pop(IMPORT_NORMALISE_KEY, None)
             context["errors"] = _error_rows(exc.errors)
             return render(request, "studies/import.html", context, status=400)
         request.session[IMPORT_SESSION_KEY] = texts
-        context["summary"] = study_selectors.study_file_summary(parsed)
-        context["blinding"] = parsed_study_lint(fields=parsed.fields, items=parsed.items)
+        request.session.pop(IMPORT_NORMALISE_KEY, None)  # a new file starts with its own setting
+        return _import_preview(request, context, parsed)
+    return render(request, "studies/import.html", context)
+
+
+def _import_preview(request: HttpRequest, context: dict, parsed: ParsedStudy) -> HttpResponse:
+    """The import page's preview of a parsed file: summary, blinding warnings, "Normalise typography", "Create"."""
+    context["summary"] = study_selectors.study_file_summary(parsed)
+    context["blinding"] = blinding = parsed_study_lint(fields=parsed.fields, items=parsed.items)
+    if _typographic_cues(blinding):
+        # Nothing is stored yet, so nobody has seen the texts: the setting may always be turned on here.
+        context["typography"] = {"action": reverse("studies:import"), "step": "normalise", "reason": None}
     return render(request, "studies/import.html", context)
 
 

@@ -175,3 +175,45 @@ def test_annotator_admin_shows_progress_and_link(staff):
 def test_non_staff_cannot_use_admin(client, django_user_model):
     client.force_login(django_user_model.objects.create_user("u", password="x"))
     assert client.get(CHANGELIST).status_code == 302
+
+
+# --- accessibility of the admin pages (issue 12, item 10; the browser test runs axe on them) -----------
+
+def test_every_candidate_input_of_the_item_page_has_a_name(staff):
+    """A tabular inline has no <label> per cell: each input names its column and its candidate (axe label)."""
+    import re
+
+    study = make_study(slug="lbl", n_items=1, n_candidates=3)
+    item = study.items.get()
+    page = staff.get(reverse("admin:studies_item_change", args=[item.pk])).content.decode()
+    inputs = re.findall(r"<(?:input|textarea|select)\b[^>]*name=\"candidates-(\d+)-(\w+)\"[^>]*>", page)
+    visible = [tag for tag in re.findall(r"<(?:input|textarea|select)\b[^>]*name=\"candidates-\d+-\w+\"[^>]*>", page)
+               if 'type="hidden"' not in tag]
+    assert len(visible) >= 3 * 5 and inputs
+    for tag in visible:
+        assert 'aria-label="' in tag, tag
+    assert 'aria-label="text of candidate 2"' in page and 'aria-label="delete candidate 3"' in page
+
+
+def test_items_without_a_phenomenon_have_a_named_filter_choice(staff):
+    study = make_study(slug="phen", n_items=4, phenomena=("it-sie",))
+    study.items.filter(external_id__in=["ext-1", "ext-3"]).update(phenomenon="")
+    url = reverse("admin:studies_item_changelist")
+    page = staff.get(url).content.decode()
+    assert 'href="?phenomenon="' not in page  # the unnamed link axe flagged (link-name)
+    assert "(no phenomenon)" in page
+    listed = staff.get(url + "?phenomenon=(none)").context["cl"].result_list
+    assert sorted(i.external_id for i in listed) == ["ext-1", "ext-3"]
+    listed = staff.get(url + "?phenomenon=it-sie").context["cl"].result_list
+    assert sorted(i.external_id for i in listed) == ["ext-0", "ext-2"]
+
+
+def test_admin_pages_load_the_stylesheet_that_underlines_links_in_text(staff):
+    study = make_study(slug="css", n_items=1)
+    for url in (CHANGELIST, reverse("admin:studies_study_change", args=[study.pk]),
+                reverse("admin:studies_item_change", args=[study.items.get().pk]), reverse("admin:index")):
+        assert "/static/css/admin.css" in staff.get(url).content.decode(), url
+    from django.contrib.staticfiles import finders
+
+    css = open(finders.find("css/admin.css")).read()
+    assert "#content .readonly a" in css and "text-decoration: underline" in css

@@ -37,3 +37,14 @@ def test_docs_page_wrong_method(client):
 def test_researcher_nav_links_the_docs(client, admin_user):
     client.force_login(admin_user)
     assert reverse("api-docs") in client.get(reverse("studies:list")).content.decode()
+
+
+def test_docs_page_has_a_language_our_colours_and_no_links_inside_buttons(client):
+    """Issue 12: axe's html-has-lang, color-contrast and nested-interactive (the browser test runs axe on it)."""
+    page = client.get(reverse("api-docs")).content.decode()
+    assert '<html lang="en">' in page
+    css = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
+    assert css[-1].endswith("/css/api-docs.css") and css[0].endswith("swagger-ui.css")  # ours after Swagger UI's
+    assert finders.find("css/api-docs.css")
+    assert '"deepLinking": false' in page  # a path link inside the expand button is nested-interactive
+    assert 'setAttribute("aria-label", "Close")' in page

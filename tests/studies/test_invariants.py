@@ -11,8 +11,8 @@ from annotation.models import Annotator, Assignment, Judgment
 from annotation.selectors import ordered_candidates
 from annotation.services import annotators_create, assignment_next, judgment_submit
 from studies.importing import StudyFileError, study_import
-from studies.invariants import (StudyCopyError, study_change_errors, study_copy, study_has_judgments,
-                                study_judged_redundancy)
+from studies.invariants import (LOCKED_CANDIDATE_FIELDS, LOCKED_FIELDS, LOCKED_ITEM_FIELDS, StudyCopyError,
+                                study_change_errors, study_copy, study_has_judgments, study_judged_redundancy)
 from studies.models import Candidate, Item, Status, Study
 from tests.admin_forms import change_form_data
 from tests.factories import make_study, study_file
@@ -104,18 +104,58 @@ def test_admin_saves_an_unchanged_form_of_a_judged_study(staff):
     assert (study.title, study.instructions, study.status) == ("Renamed", "New words", "closed")
 
 
+def test_admin_shows_the_locked_settings_read_only_once_judged(staff):
+    """Before the first judgment every setting is an input; after it the locked ones are text, with the way out."""
+    study = make_study(slug="adm-ro", n_items=2)
+    url = reverse("admin:studies_study_change", args=[study.pk])
+    before = staff.get(url)
+    assert set(LOCKED_FIELDS) <= set(before.context["adminform"].form.fields)
+    assert "This study has judgments" not in before.content.decode()
+    judge(study)
+    after = staff.get(url)
+    page = after.content.decode()
+    assert not set(LOCKED_FIELDS) & set(after.context["adminform"].form.fields)
+    for field in LOCKED_FIELDS:
+        assert f'name="{field}"' not in page, field
+    assert {"title", "instructions", "status", "redundancy"} <= set(after.context["adminform"].form.fields)
+    assert "This study has judgments" in page and reverse("admin:studies_study_copy", args=[study.pk]) in page
+
+
 @pytest.mark.parametrize("field", sorted(LOCKED_CHANGES))
-def test_admin_refuses_each_locked_change_with_a_copy_link(staff, field):
+def test_admin_ignores_a_locked_setting_posted_anyway(staff, field):
+    """A stale page (opened before the first judgment) posting a locked change: saved without it."""
     study = make_study(slug="adm1", n_items=2)
+    url = reverse("admin:studies_study_change", args=[study.pk])
+    data = change_form_data(staff.get(url))  # the page as it was before any judgment
     judge(study)
     before = Study.objects.filter(pk=study.pk).values().get()
-    response = _study_post(staff, study, **LOCKED_CHANGES[field])
-    assert response.status_code == 200
-    form = response.context["adminform"].form
+    if field in ("allow_ties", "multi_label", "show_source"):
+        data[field] = "on"
+    else:
+        data.update(LOCKED_CHANGES[field])
+    data["title"] = "Renamed"
+    assert staff.post(url, data).status_code == 302
+    after = Study.objects.filter(pk=study.pk).values().get()
+    assert after[field] == before[field] and after["title"] == "Renamed"
+
+
+@pytest.mark.parametrize("field", sorted(LOCKED_CHANGES))
+def test_study_form_still_refuses_each_locked_change_with_a_copy_link(field):
+    """The form behind the admin keeps the invariant when the field is an input (a subclass, another admin)."""
+    from django.forms.models import model_to_dict
+
+    from studies.forms import StudyAdminForm
+
+    study = make_study(slug="adm1f", n_items=2)
+    judge(study)
+    data = {k: v for k, v in model_to_dict(study).items() if v is not None and v is not False}
+    data.update({"options": "", "labels": ""})
+    data.update(LOCKED_CHANGES[field])
+    form = StudyAdminForm(data, instance=study)
+    assert not form.is_valid()
     assert field in form.errors and "already has judgments" in form.errors[field][0]
     copy_url = reverse("admin:studies_study_copy", args=[study.pk])
-    assert copy_url in response.content.decode() and "Copy as new study" in response.content.decode()
-    assert Study.objects.filter(pk=study.pk).values().get() == before
+    assert any(copy_url in str(e) for e in form.non_field_errors())
 
 
 @pytest.mark.parametrize("field", sorted(LOCKED_CHANGES))
@@ -142,49 +182,96 @@ def _item_page(staff, item: Item):
     return url, change_form_data(staff.get(url))
 
 
-@pytest.mark.parametrize("field,value", [("text", "Another text."), ("system", "renamed")])
-def test_item_admin_refuses_changing_a_candidate_of_a_judged_study(staff, field, value):
-    study = make_study(slug="cand", n_items=2)
-    judge(study)
+def test_item_admin_shows_texts_and_candidates_read_only_once_judged(staff):
+    study = make_study(slug="cand-ro", n_items=2)
     item = study.items.first()
-    url, data = _item_page(staff, item)
+    url = reverse("admin:studies_item_change", args=[item.pk])
+    page = staff.get(url).content.decode()
+    assert 'name="source"' in page and 'name="candidates-0-text"' in page and 'name="candidates-0-DELETE"' in page
+    judge(study)
+    response = staff.get(url)
+    page = response.content.decode()
+    for field in LOCKED_ITEM_FIELDS:
+        assert f'name="{field}"' not in page, field
+    for field in LOCKED_CANDIDATE_FIELDS:
+        assert f'name="candidates-0-{field}"' not in page, field
+    assert 'name="candidates-0-DELETE"' not in page  # no deleting …
+    (inline,) = response.context["inline_admin_formsets"]
+    assert not inline.has_add_permission and not inline.has_delete_permission  # … and no adding
+    assert 'name="candidates-0-position"' in page and 'name="document_id"' in page  # the rest stays editable
+    assert "has judgments" in page and reverse("admin:studies_study_copy", args=[study.pk]) in page
+    assert item.candidates.first().text in page  # the locked text is still shown
+
+
+@pytest.mark.parametrize("field,value", [("text", "Another text."), ("system", "renamed")])
+def test_item_admin_ignores_a_candidate_change_posted_anyway(staff, field, value):
+    study = make_study(slug="cand", n_items=2)
+    item = study.items.first()
+    url, data = _item_page(staff, item)  # the page as it was before any judgment
+    judge(study)
     data[f"candidates-0-{field}"] = value
-    response = staff.post(url, data)
-    assert response.status_code == 200
-    assert "already has judgments" in response.content.decode()
+    staff.post(url, data)
     assert not Candidate.objects.filter(item=item, **{field: value}).exists()
+
+
+@pytest.mark.parametrize("field,value", [("text", "Another text."), ("system", "renamed")])
+def test_candidate_form_still_refuses_a_change_of_a_judged_study(field, value):
+    from django.forms.models import model_to_dict
+
+    from studies.forms import CandidateAdminForm
+
+    study = make_study(slug="cand-f", n_items=2)
+    judge(study)
+    candidate = study.items.first().candidates.first()
+    data = {k: v for k, v in model_to_dict(candidate).items() if v is not None and v is not False}
+    data.update({field: value, "highlights": json.dumps(candidate.highlights)})
+    form = CandidateAdminForm(data, instance=candidate)
+    assert not form.is_valid() and "already has judgments" in form.errors[field][0]
 
 
 def test_item_admin_refuses_deleting_or_adding_a_candidate_of_a_judged_study(staff):
     study = make_study(slug="cand2", n_items=2)
-    judge(study)
     item = study.items.first()
     n = item.candidates.count()
-    url, data = _item_page(staff, item)
-    data["candidates-0-DELETE"] = "on"
-    assert staff.post(url, data).status_code == 200
+    url, stale = _item_page(staff, item)  # opened before the first judgment: it still offers delete and add
+    judge(study)
+    data = dict(stale, **{"candidates-0-DELETE": "on"})
+    staff.post(url, data)
     assert item.candidates.count() == n
-    url, data = _item_page(staff, item)
+    data = dict(stale)
     data.update({"candidates-TOTAL_FORMS": n + 1, f"candidates-{n}-system": "new", f"candidates-{n}-text": "New.",
                  f"candidates-{n}-position": "9", f"candidates-{n}-highlights": "[]", f"candidates-{n}-item": item.pk})
-    response = staff.post(url, data)
-    assert response.status_code == 200 and "Cannot add a candidate" in response.content.decode()
+    staff.post(url, data)
     assert item.candidates.count() == n
 
 
-def test_item_admin_refuses_changing_the_source_of_a_judged_study(staff):
+def test_item_admin_keeps_the_source_of_a_judged_study(staff):
     study = make_study(slug="src", n_items=2)
     item = study.items.first()
     url, data = _item_page(staff, item)
     data["source"] = "Edited before any judgment."
     assert staff.post(url, data).status_code == 302
-    judge(study, n_each=2)
     url, data = _item_page(staff, item)
+    judge(study, n_each=2)
     data["source"] = "Edited after."
-    response = staff.post(url, data)
-    assert response.status_code == 200 and "source cannot change" in response.content.decode()
+    staff.post(url, data)
     item.refresh_from_db()
     assert item.source == "Edited before any judgment."
+
+
+def test_item_form_still_refuses_changing_the_source_of_a_judged_study():
+    from django.forms.models import model_to_dict
+
+    from studies.forms import ItemAdminForm
+
+    study = make_study(slug="src-f", n_items=2)
+    judge(study)
+    item = study.items.first()
+    data = {k: v for k, v in model_to_dict(item).items() if v is not None and v is not False}
+    data.update({"source": "Edited after.", "metadata": json.dumps(item.metadata),
+                 "source_sentences": json.dumps(item.source_sentences)})
+    form = ItemAdminForm(data, instance=item)
+    assert not form.is_valid() and "source cannot change" in form.errors["source"][0]
 
 
 def test_item_admin_edits_candidates_before_any_judgment(staff):
