@@ -287,9 +287,11 @@ def _json_safe(value: Any) -> Any:
 
 def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     """sacrebleu's paired test of every system against the first, for a corpus metric; (None, notes) if none."""
-    if method is None or len(corpus.systems) < 2:
-        return None, []
+    from evaluators.metrics.sacrebleu_metrics import KINDS
     from evaluators.metrics.significance import DEFAULT_SAMPLES, DEFAULT_SEED, METHODS, paired_test
+
+    if method is None or len(corpus.systems) < 2 or name not in KINDS:  # sacrebleu's tests: its metrics only
+        return None, []
 
     try:
         tests = paired_test(corpus, name, method=method)
@@ -364,10 +366,12 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
         rows.append(MetricScore(item=item, system=seg.system, score=float(seg.score),
                                 document=item.document_id if seg.document else ""))
     notes = list(built.notes)
-    for system in result.systems:
+    for system in result.systems:  # a note every system has is said once; others name their system
         for note in system.notes:
-            if note not in notes:
-                notes.append(note)
+            shared = all(note in other.notes for other in result.systems)
+            text = note if shared or note.startswith(f"{system.system} ") else f"{system.system}: {note}"
+            if text not in notes:
+                notes.append(text)
     if undefined:
         notes.append(f"{undefined} segment score(s) undefined: not stored, left out of the means")
     notes += paired_notes
