@@ -101,7 +101,7 @@ def test_registry_evaluator_on_a_study_stores_segment_scores_system_scores_and_s
     assert rows[("ext-0", "B")] == 0.0 and rows[("ext-1", "B")] == 1.0
     assert evaluator.system_scores["B"]["score"] == pytest.approx(2 / 4)
     assert evaluator.signature.startswith("pronoun-p|lang:en|tok:words|")
-    assert any(n.startswith("A: 1 of 4 segment(s) have no pronoun in the hypothesis") for n in evaluator.notes)
+    assert any(n.startswith("1 of 4 segment(s) have no pronoun in the hypothesis") for n in evaluator.notes)  # A and B
     assert evaluator.paired is not None or any("no paired significance test" in n for n in evaluator.notes)
 
 
