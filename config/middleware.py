@@ -86,7 +86,7 @@ def _read_chunked_body(request: HttpRequest) -> bool:
         return False
     body = b"".join(parts)
     request.META["CONTENT_LENGTH"] = str(len(body))
-    request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[attr-defined]
+    setattr(request, "_stream", LimitedStream(io.BytesIO(body), len(body)))  # WSGIRequest's private stream
     return True
 
 

@@ -70,7 +70,7 @@ def _cache() -> BaseCache:
     if isinstance(cache, DatabaseCache):
         db = router.db_for_write(cache.cache_model_class)
         if db not in _tables_ready:
-            if cache._table not in connections[db].introspection.table_names():
+            if cache.cache_model_class._meta.db_table not in connections[db].introspection.table_names():
                 call_command("createcachetable", database=db, verbosity=0)
             _tables_ready.add(db)
     return cache
@@ -106,7 +106,7 @@ def ratelimit_hit(*, bucket: str, address: str, limit: Limit, now: float | None 
         with transaction.atomic(using=db):
             cache.add(key, 0, timeout=limit.seconds + 1)
             if connection.features.has_select_for_update:
-                table = connection.ops.quote_name(cache._table)
+                table = connection.ops.quote_name(cache.cache_model_class._meta.db_table)
                 with connection.cursor() as cursor:
                     cursor.execute(f"SELECT cache_key FROM {table} WHERE cache_key = %s FOR UPDATE",
                                    [cache.make_and_validate_key(key)])

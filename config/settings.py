@@ -143,6 +143,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # server on the same database — sees, so the limit is not multiplied by the worker count.
 REDIS_URL = os.getenv("REDIS_URL", "")
 RATELIMIT_CACHE_TABLE = "ratelimit_cache"
+CACHES: dict[str, dict[str, object]]
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
@@ -241,6 +242,9 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    # Not a throttle: refuses researcher query parameters the OpenAPI schema does not allow (400).
+    "DEFAULT_THROTTLE_CLASSES": ["config.queryparams.DeclaredQueryParameters"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.queryparams.SchemaFormatNegotiation",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, cast
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -40,10 +40,23 @@ class CSVRenderer(BaseRenderer):
 
 
 class ResearcherAPIView(APIView):
-    """Staff only. Token first, so an unauthenticated call gets 401 with ``WWW-Authenticate: Token``."""
+    """Staff only. Token first, so an unauthenticated call gets 401 with ``WWW-Authenticate: Token``.
+
+    Errors are JSON whatever format the request asked for (``?format=csv`` included): a JSON
+    body labelled text/csv would be read as a one-line CSV file. Query parameters are checked
+    against the schema before the view runs (config/queryparams.py).
+    """
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAdminUser]
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response) and response.status_code >= 400:
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+            cast(Any, response).renderer_context = self.get_renderer_context()
+        return response
 
 
 class StudyListAPI(ResearcherAPIView):
@@ -84,7 +97,7 @@ def _json_array(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     yield "]"
 
 
-HISTORY_VALUES = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+HISTORY_VALUES = {"false": False, "0": False, "true": True, "1": True}
 
 
 class JudgmentRowSerializer(serializers.Serializer):
@@ -123,14 +136,14 @@ class StudyJudgmentsAPI(ResearcherAPIView):
         summary="The study's judgments, one row per (judgment, candidate); same columns as the export",
         parameters=[
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json (default) or csv."),
-            OpenApiParameter("history", OpenApiTypes.BOOL,
-                             description="Include superseded revisions (true/false, 1/0; default false)."),
+            OpenApiParameter("history", {"type": "string", "enum": ["true", "false", "1", "0"]},
+                             description="Include superseded revisions: true or 1; false or 0 (default)."),
         ],
         responses={200: JudgmentRowSerializer(many=True), 404: OpenApiTypes.OBJECT})
     def get(self, request: Request, slug: str) -> StreamingHttpResponse | Response:
         study = get_object_or_404(Study, slug=slug)
-        flag = request.query_params.get("history", "").strip().lower()
-        if flag not in HISTORY_VALUES:
+        flag = request.query_params.get("history", "false")
+        if flag not in HISTORY_VALUES:  # config/queryparams.py has refused it already; kept for direct calls
             return Response({"errors": {"history": [f"{flag!r} is not one of true, false, 1, 0."]}},
                             status=status.HTTP_400_BAD_REQUEST)
         history = HISTORY_VALUES[flag]

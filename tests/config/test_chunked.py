@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from django.test import Client, override_settings
@@ -22,8 +23,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _chunked_post(client: Client, path: str, body: bytes, content_type: str = "application/json"):
-    return client.generic("POST", path, b"", CONTENT_TYPE=content_type, CONTENT_LENGTH="",
-                          HTTP_TRANSFER_ENCODING="chunked", **{"wsgi.input": io.BytesIO(body)})
+    environ: dict[str, Any] = {"CONTENT_TYPE": content_type, "CONTENT_LENGTH": "", "HTTP_TRANSFER_ENCODING": "chunked",
+                               "wsgi.input": io.BytesIO(body)}
+    return client.generic("POST", path, b"", **environ)
 
 
 def _assignment(study_slug: str = "ch") -> tuple[Client, str, dict[str, int]]:

@@ -73,7 +73,7 @@ def _status_while_the_other_worker_is_busy(live: LiveServer, request: bytes) -> 
 
 def test_the_invalid_token_limit_is_shared_by_the_workers_and_spares_valid_tokens(live: LiveServer) -> None:
     bad = _get("/api/v1/annotate/next", "not-a-real-token")
-    statuses = []
+    statuses: list[int] = []
     for _pair in range(TOKEN_LIMIT // 2):
         statuses.extend(_status_while_the_other_worker_is_busy(live, bad))
     assert statuses == [401] * TOKEN_LIMIT
