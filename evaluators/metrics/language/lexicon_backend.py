@@ -3,7 +3,8 @@
 Everything it uses ships inside a PyPI package, so it works on a fresh install
 with no model download:
 
-* **tokens**: a regular-expression tokenizer (words with inner hyphens,
+* **tokens**: a regular-expression tokenizer (words — with inner hyphens,
+  except in English, where a hyphen is a token of its own as in spaCy —,
   numbers, every other non-space character on its own).  English clitics are
   split as spaCy splits them (``don't`` -> ``do`` ``n't``, ``Qiao's`` ->
   ``Qiao`` ``'s``), French and Italian elisions too (``l'homme`` -> ``l'``
@@ -21,8 +22,8 @@ with no model download:
     conjunctions, auxiliaries and modals, ...) gives UPOS and Penn tag; other
     words take one of the readings ``lemminflect``'s lexicon lists for them, in
     a fixed order (the base form of one of ~150 frequent verbs -> VERB; an
-    inflected verb form -> VERB, except a plural noun (``runs`` NNS) or an
-    ``-ing`` noun (``building`` NN); a gradable adjective (one with a
+    inflected verb form -> VERB, except a plural noun (``runs`` NNS) or one
+    of ~50 listed ``-ing`` nouns (``building``, ``meeting`` NN); a gradable adjective (one with a
     comparative in the lexicon: ``red``, ``old``, ``better``) -> ADJ; else
     NOUN, ADJ, VERB, ADV), and the Penn tag of that form in ``lemminflect``'s inflection
     table (``looked`` VBD rather than VBN, ``look`` VBP rather than VB).  A
@@ -104,13 +105,15 @@ _FR_CLITIC = (r"-(?:t-)?(?i:ce|je|tu|il|elle|on|nous|vous|ils|elles|moi|toi|le|l
               r"|même|mêmes)(?![\w-])")
 _NUMBER = r"\d+(?:[.,:]\d+)*"
 _WORD = r"\w+(?:[-‐]\w+)*"
+#: English words are cut at hyphens, as spaCy's English tokenizer does (well-known -> well - known).
+_EN_WORD = r"\w+"
 
 
 @lru_cache(maxsize=None)
 def _token_pattern(language: str) -> re.Pattern[str]:
     parts = []
     if language == "en":
-        parts += [r"\w+(?=[Nn]['’][Tt](?!\w))", _EN_CLITIC]
+        parts += [r"\w+(?=[Nn]['’][Tt](?!\w))", _EN_CLITIC, r"\d+(?:st|nd|rd|th)(?!\w)"]
     if language in _ELISION:
         parts.append(_ELISION[language])
     if language == "fr":
@@ -118,7 +121,7 @@ def _token_pattern(language: str) -> re.Pattern[str]:
         # (est-ce -> est -ce, a-t-il -> a -t-il, dis-moi -> dis -moi), as spaCy's French tokenizer splits them
         parts += [r"[Aa]ujourd['’]hui|[Qq]uelqu['’]une?|[Pp]resqu['’]île|[Rr]endez-vous|[Pp]eut-être",
                   rf"\w+(?={_FR_CLITIC})", _FR_CLITIC]
-    parts += [_NUMBER, _WORD, r"\.\.\.|…|--|\S"]
+    parts += [_NUMBER, _EN_WORD if language == "en" else _WORD, r"\.\.\.|…|--|\S"]
     return re.compile("|".join(parts))
 
 
@@ -199,9 +202,12 @@ PRON NN something anything nothing everything someone anyone everyone somebody a
 DET WDT which
 DET DT the a an this these those that each every some any no all both either neither another such
 CCONJ CC and or but nor
-ADV RB so yet also too very just only even still then now here not never always often already again however
+ADV RB so yet also too very just only even still then now here not never always often already again however much well back away ahead together anyway maybe perhaps really actually ever almost quite rather instead soon inside outside alone nearby
 PART RB n't:not
 PART TO to
+ADV RBR more less
+ADV RBS most least
+ADJ JJ many few
 PART POS 's:'s '
 SCONJ IN because although though while if unless since whether until than as whereas once
 ADP IN of in on onto at by for with about against between into through during before after above below from up down out off over under without within along across behind beyond toward towards upon among around near per via despite like
@@ -213,7 +219,7 @@ AUX VBD was:be were:be had:have did:do
 AUX VB be
 AUX VBN been:be
 AUX VBG being:be
-INTJ UH oh ah hello hi yes yeah ok okay please thanks wow hey
+INTJ UH oh ah ha hello hi yes yeah ok okay please thanks wow hey
 NUM CD zero one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million billion
 """)
 for _w in ("’s", "n’t", "’ll", "’d", "’re", "’m", "’ve"):
@@ -285,13 +291,19 @@ def _suffix_tag(word: str) -> tuple[str, str]:
     return "NOUN", "NN"
 
 
+#: -ing forms read as nouns (any other -ing form of a verb is VBG).
+_EN_ING_NOUNS = frozenset("""
+building meeting evening morning wedding ceiling clothing painting beginning feeling training setting ending
+opening warning shopping parking housing funding hearing marketing savings being thing spring string king ring
+wing sibling darling pudding stuffing filling offering recording drawing crossing landing booking heading
+""".split())
 #: Frequent verbs whose base form is read as a verb although lemminflect lists a noun reading too.
 _EN_VERB_FIRST = frozenset("""
 go come get make take see know think say want look give use find tell ask seem feel try leave call need keep
 let begin help show hear move live believe bring happen write sit stand lose pay meet include continue learn
 lead understand watch follow stop create speak read allow add spend grow open walk win offer remember love
 consider appear buy wait serve die send expect build stay fall cut reach kill remain suggest raise pass sell
-require report decide pull eat drink sleep like put mean become hope run turn start talk play work
+require report decide pull eat drink sleep like put mean become hope run turn start talk play work refuse jump worry wish stare
 """.split())
 
 
@@ -302,7 +314,7 @@ def _choose_reading(form: str, readings: dict[str, tuple[str, ...]]) -> tuple[st
     if verb and form in _EN_VERB_FIRST:
         return "VERB", verb[0]
     if verb and verb[0] != form:  # an inflected verb form
-        if noun and (noun[0] != form and form.endswith("s") or noun[0] == form and form.endswith("ing")):
+        if noun and (noun[0] != form and form.endswith("s") or form in _EN_ING_NOUNS):
             return "NOUN", noun[0]
         return "VERB", verb[0]
     adj = readings.get("ADJ")
@@ -327,6 +339,8 @@ def _english_word(word: str, initial: bool) -> tuple[str, str, str, bool]:
         return ("SYM" if word in _SYMBOLS else "PUNCT"), _PUNCT_TAGS[word], word, False
     if re.fullmatch(_NUMBER, word):
         return "NUM", "CD", word, False
+    if word[0].isdigit():  # an ordinal, 45th: an adjective, as spaCy tags it
+        return "ADJ", "JJ", lower, False
     if not any(c.isalpha() for c in word):
         return ("SYM" if word in _SYMBOLS else "PUNCT"), "NFP", word, False
     common = _en_readings(lower)
