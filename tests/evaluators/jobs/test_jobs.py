@@ -83,6 +83,20 @@ def test_a_failed_job_shows_its_error_and_stores_nothing(researcher, study):
     assert job_execute(job.pk) == "skipped"
 
 
+def test_a_job_runs_registry_evaluators_with_its_backend_and_paired_choice(study):
+    job = job_submit(study=study, kind=JobKind.EVALUATE,
+                     params={"evaluators": ["bleu", "pronoun-r"], "paired": "none", "nlp": "lexicon"})
+    assert job_execute(job.pk) == JobState.DONE
+    bleu = Evaluator.objects.get(study=study, name="bleu")
+    assert bleu.paired is None and bleu.backend == "lexicon" and bleu.signature.startswith("nrefs:1|")
+    assert set(bleu.system_scores) == {"sys1", "sys2", "sys3", "sys4"}
+    bad = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["blonde-lex"], "nlp": "nonsense"})
+    assert job_execute(bad.pk) == JobState.FAILED
+    bad.refresh_from_db()
+    assert bad.errors[0].startswith("nlp: unknown language backend 'nonsense'")
+    assert not Evaluator.objects.filter(study=study, name="blonde-lex").exists()
+
+
 def test_a_large_score_file_is_imported_in_the_background(researcher, study, settings,
                                                           django_capture_on_commit_callbacks):
     settings.SCORE_IMPORT_INLINE_BYTES = 10

@@ -159,3 +159,17 @@ def test_undefined_scores_are_not_stored_and_non_finite_system_scores_become_nul
     assert evaluator.system_scores["B"]["score"] is None and evaluator.system_scores["A"]["score"] == 1.5
     assert "2 segment score(s) undefined: not stored, left out of the means" in evaluator.notes
     assert "a note" in evaluator.notes and evaluator.signature == "t|v:1"
+
+
+def test_blonde_with_a_spacy_backend_on_a_study_records_the_pipeline():
+    from evaluators.metrics.language.spacy_backend import SpacyBackend
+    from tests.evaluators.metrics.spacy_pipelines import EXAMPLE, rule_pipeline
+
+    refs = [ref for _, ref, _ in EXAMPLE]
+    study = _study("reg-spacy", refs, {s: [hyps[s] for _, _, hyps in EXAMPLE] for s in ("A", "B")}, documents=3,
+                   target_language="en")
+    evaluator = evaluator_run(study=study, name="blonde", nlp=SpacyBackend(rule_pipeline()))
+    assert evaluator.backend == "spacy:en_rules_test"
+    assert evaluator.signature.startswith("blonde|") and "pipeline:en_rules_test@0.1.0" in evaluator.signature
+    assert 0 < evaluator.system_scores["A"]["score"] < 100 and evaluator.system_scores["A"]["categories"]
+    assert MetricScore.objects.filter(evaluator=evaluator).exclude(document="").count() == 2 * len(refs)
