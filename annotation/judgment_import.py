@@ -1,0 +1,460 @@
+"""Judgments collected elsewhere, loaded as a closed study (``import_judgments``).
+
+Format ``export``: this tool's own export (CSV or JSON Lines, with or without
+``--history``; docs/export.md), for instance from another server. The rows
+give items, candidates (system, reference flag, spam flags), annotators
+(their codes, pilot and exclusion flags), every judgment with its answer,
+revision, screen order and times. Texts and study settings are not in an
+export: pass the original study file (``--study-file``) to get them back,
+otherwise candidates carry a placeholder text and the settings are inferred
+(ties allowed when a judgment has tied ranks; the choice options and labels
+that were used).
+
+The study is created **closed** (nothing is handed out), with its
+provenance (file name, format, SHA-256, import time) on the study. Every
+problem is named by line, and nothing is stored unless the whole file is
+good. Export → import → report gives the same numbers (tested).
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
+from studies.importing import StudyFileError, items_create, parse_study
+from studies.models import Candidate, Item, Protocol, Status, Study
+
+FORMATS = ("export", "scores", "appraise-csv", "mtme", "mqm-tsv")
+SUPPORTED = ("export",)
+REQUIRED = ("item", "document", "annotator", "system", "is_reference", "is_spam", "rank", "choice", "label",
+            "screen_position", "started_at", "submitted_at", "duration_ms")
+PLACEHOLDER = "(text not in the imported file)"
+MAX_ERRORS = 50
+SPAM_SUFFIX = "~spam"
+
+
+class JudgmentImportError(ValueError):
+    def __init__(self, errors: list[str]):
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+@dataclass
+class _Row:
+    line: int
+    item: str
+    document: str
+    annotator: str
+    system: str
+    is_reference: bool
+    is_spam: bool
+    is_spam_candidate: bool
+    rank: int | None
+    choice: str
+    label: str
+    screen_position: int
+    started_at: datetime
+    submitted_at: datetime
+    duration_ms: int | None
+    judgment: str
+    revision: int
+    is_current: bool
+    phenomenon: str
+    protocol: str
+    excluded: bool
+    pilot: bool
+
+
+@dataclass
+class _Judgment:
+    key: str
+    rows: list[_Row] = field(default_factory=list)
+
+
+def _records(name: str, content: str) -> list[tuple[int, dict[str, Any]]]:
+    text = content.lstrip("\ufeff")
+    first = text.lstrip()[:1]
+    if first == "{":
+        records = []
+        for line_no, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JudgmentImportError([f"{name}: line {line_no}: not valid JSON ({exc.msg})"])
+            if not isinstance(value, dict):
+                raise JudgmentImportError([f"{name}: line {line_no}: not a JSON object"])
+            records.append((line_no, value))
+        return records
+    reader = csv.DictReader(io.StringIO(text))
+    return [(reader.line_num, row) for row in reader]
+
+
+def _bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value).strip().lower()
+    return {"true": True, "1": True, "false": False, "0": False, "": False}.get(text)
+
+
+def _int(value: Any, *, allow_empty: bool) -> int | None | str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None if allow_empty else "is empty"
+    if isinstance(value, bool):
+        return "is not a whole number"
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        return f"{value!r} is not a whole number"
+    return number
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = parse_datetime(value.strip())
+    except ValueError:
+        return None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, timezone=timezone.get_fixed_timezone(0))
+    return parsed
+
+
+def parse_export(name: str, content: str) -> list[_Row]:
+    """The rows of an export file; JudgmentImportError naming every bad line."""
+    records = _records(name, content)
+    if not records:
+        raise JudgmentImportError([f"{name}: no rows"])
+    missing = [c for c in REQUIRED if c not in records[0][1]]
+    if missing:
+        raise JudgmentImportError([f"{name}: line 1: missing column(s) {', '.join(missing)} (this tool's export "
+                                   "has them: docs/export.md)"])
+    errors: list[str] = []
+    rows: list[_Row] = []
+    for line, rec in records:
+        problems: list[str] = []
+        text = {k: ("" if rec.get(k) is None else str(rec.get(k))).strip() for k in rec}
+        for column in ("item", "annotator", "system"):
+            if not text.get(column):
+                problems.append(f"{column} is empty")
+        flags = {}
+        for column in ("is_reference", "is_spam", "is_spam_candidate", "excluded", "pilot"):
+            flag = _bool(rec.get(column))
+            if flag is None:
+                problems.append(f"{column}: {rec.get(column)!r} is not true/false")
+            flags[column] = bool(flag)
+        current = _bool(rec.get("is_current", True))
+        if current is None:
+            problems.append(f"is_current: {rec.get('is_current')!r} is not true/false")
+        rank = _int(rec.get("rank"), allow_empty=True)
+        position = _int(rec.get("screen_position"), allow_empty=False)
+        duration = _int(rec.get("duration_ms"), allow_empty=True)
+        revision = _int(rec.get("revision", 1), allow_empty=True)
+        for column, value in (("rank", rank), ("screen_position", position), ("duration_ms", duration),
+                              ("revision", revision)):
+            if isinstance(value, str):
+                problems.append(f"{column} {value}")
+            elif isinstance(value, int) and value < (0 if column == "duration_ms" else 1):
+                problems.append(f"{column} {value} is out of range")
+        started, submitted = _time(rec.get("started_at")), _time(rec.get("submitted_at"))
+        if started is None:
+            problems.append(f"started_at: {rec.get('started_at')!r} is not an ISO 8601 time")
+        if submitted is None:
+            problems.append(f"submitted_at: {rec.get('submitted_at')!r} is not an ISO 8601 time")
+        protocol = text.get("protocol", "")
+        if protocol and protocol not in Protocol.values:
+            problems.append(f"protocol {protocol!r} is not one of {', '.join(Protocol.values)}")
+        if flags["is_spam"] != text.get("item", "").endswith(SPAM_SUFFIX):
+            problems.append(f"item {text.get('item')!r}: is_spam must be true exactly for ids ending in {SPAM_SUFFIX}")
+        if problems:
+            errors.extend(f"{name}: line {line}: {p}" for p in problems)
+            if len(errors) >= MAX_ERRORS:
+                errors.append(f"{name}: stopped after {MAX_ERRORS} errors")
+                break
+            continue
+        assert isinstance(position, int) and started is not None and submitted is not None
+        rows.append(_Row(line=line, item=text["item"], document=text.get("document", ""),
+                         annotator=text["annotator"], system=text["system"], is_reference=flags["is_reference"],
+                         is_spam=flags["is_spam"], is_spam_candidate=flags["is_spam_candidate"],
+                         rank=rank if isinstance(rank, int) else None, choice=text.get("choice", ""),
+                         label=text.get("label", ""), screen_position=position, started_at=started,
+                         submitted_at=submitted, duration_ms=duration if isinstance(duration, int) else None,
+                         judgment=text.get("judgment", ""), revision=revision if isinstance(revision, int) else 1,
+                         is_current=bool(current), phenomenon=text.get("phenomenon", ""), protocol=protocol,
+                         excluded=flags["excluded"], pilot=flags["pilot"]))
+    if errors:
+        raise JudgmentImportError(errors)
+    return rows
+
+
+def _protocol(rows: list[_Row]) -> str:
+    named = {r.protocol for r in rows if r.protocol}
+    if len(named) == 1:
+        return named.pop()
+    if any(r.rank is not None for r in rows):
+        return Protocol.RANKING
+    if any(r.choice for r in rows):
+        return Protocol.CHOICE
+    return Protocol.JUDGMENT
+
+
+def _judgments(rows: list[_Row]) -> list[_Judgment]:
+    grouped: dict[str, _Judgment] = {}
+    for row in rows:
+        key = row.judgment or f"{row.annotator}|{row.item}|{row.revision}"
+        grouped.setdefault(key, _Judgment(key)).rows.append(row)
+    return list(grouped.values())
+
+
+def _check_consistency(name: str, rows: list[_Row], judgments: list[_Judgment], protocol: str) -> None:
+    errors: list[str] = []
+    items: dict[str, tuple[str, set[str]]] = {}
+    cands: dict[tuple[str, str], tuple[bool, bool, int]] = {}
+    for row in rows:
+        document, _ = items.setdefault(row.item, (row.document, set()))
+        if document != row.document:
+            errors.append(f"{name}: line {row.line}: item {row.item!r} is in document {row.document!r} here and "
+                          f"{document!r} before")
+        items[row.item][1].add(row.system)
+        first = cands.setdefault((row.item, row.system), (row.is_reference, row.is_spam_candidate, row.line))
+        if first[:2] != (row.is_reference, row.is_spam_candidate):
+            errors.append(f"{name}: line {row.line}: system {row.system!r} of item {row.item!r} has other "
+                          f"reference/spam flags than on line {first[2]}")
+    for judgment in judgments:
+        first_row = judgment.rows[0]
+        systems = [r.system for r in judgment.rows]
+        if len(set(systems)) != len(systems):
+            errors.append(f"{name}: line {judgment.rows[1].line}: judgment {judgment.key!r} lists a system twice")
+        for row in judgment.rows[1:]:
+            if (row.item, row.annotator, row.choice, row.label, row.revision) != (
+                    first_row.item, first_row.annotator, first_row.choice, first_row.label, first_row.revision):
+                errors.append(f"{name}: line {row.line}: row of judgment {judgment.key!r} disagrees with line "
+                              f"{first_row.line} (item, annotator, choice, label and revision are per judgment)")
+        if protocol == Protocol.RANKING and any(r.rank is None for r in judgment.rows):
+            line = next(r.line for r in judgment.rows if r.rank is None)
+            errors.append(f"{name}: line {line}: rank is empty in a ranking study")
+        if protocol == Protocol.CHOICE and not first_row.choice:
+            errors.append(f"{name}: line {first_row.line}: choice is empty in a choice study")
+        if protocol == Protocol.JUDGMENT and not first_row.label:
+            errors.append(f"{name}: line {first_row.line}: label is empty in a judgment study")
+    if errors:
+        raise JudgmentImportError(errors[:MAX_ERRORS])
+
+
+def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgments: list[_Judgment],
+                  study_file: dict[str, Any] | None) -> dict[str, Any]:
+    """A study file for the import: the original one's settings and texts when given, else inferred."""
+    real_items: dict[str, list[_Row]] = {}
+    for row in rows:
+        if not row.is_spam:
+            real_items.setdefault(row.item, []).append(row)
+    given = {i["id"]: i for i in (study_file or {}).get("items", []) if isinstance(i, dict) and "id" in i}
+    items = []
+    for item_id, item_rows in real_items.items():
+        systems: dict[str, bool] = {}
+        for r in item_rows:
+            systems.setdefault(r.system, r.is_reference)
+        original = given.get(item_id, {})
+        texts = {c.get("system"): c for c in original.get("candidates", []) if isinstance(c, dict)}
+        candidates = []
+        for system, is_ref in systems.items():
+            cand = {"system": system, "text": texts.get(system, {}).get("text") or PLACEHOLDER, "is_reference": is_ref}
+            if texts.get(system, {}).get("highlights"):
+                cand["highlights"] = texts[system]["highlights"]
+            candidates.append(cand)
+        item: dict[str, Any] = {"id": item_id, "candidates": candidates}
+        for key in ("source", "source_context", "target_context", "metadata", "source_language",
+                    "target_language"):
+            if key in original:
+                item[key] = original[key]
+        if item_rows[0].document:
+            item["document_id"] = item_rows[0].document
+        if item_rows[0].phenomenon:
+            item["phenomenon"] = item_rows[0].phenomenon
+        items.append(item)
+    settings = dict((study_file or {}).get("settings", {}))
+    settings["spam_rate"] = 0.0  # the file's own spam copies are imported as they are
+    per_item: dict[str, set[str]] = {}
+    for j in judgments:
+        per_item.setdefault(j.rows[0].item, set()).add(j.rows[0].annotator)
+    settings["redundancy"] = max(1, min(50, max((len(v) for v in per_item.values()), default=1)))
+    if protocol == Protocol.RANKING:
+        tied = any(len({r.rank for r in j.rows}) < len(j.rows) for j in judgments)
+        settings["allow_ties"] = bool(settings.get("allow_ties")) or tied
+    if protocol == Protocol.CHOICE:
+        used = {j.rows[0].choice for j in judgments} & {"neither", "tie", "invalid"}
+        settings["options"] = sorted(set(settings.get("options", [])) | used)
+    if protocol == Protocol.JUDGMENT:
+        seen: list[str] = list(settings.get("labels", []))
+        multi = False
+        for j in judgments:
+            parts = j.rows[0].label.split("+")
+            multi = multi or len(parts) > 1
+            seen.extend(p for p in parts if p not in seen)
+        settings["labels"] = seen
+        settings["multi_label"] = bool(settings.get("multi_label")) or multi
+    title = (study_file or {}).get("title") or f"Imported judgments: {name}"
+    return {"slug": slug, "title": str(title)[:200], "protocol": protocol, "status": Status.CLOSED,
+            "settings": settings, "items": items}
+
+
+@transaction.atomic
+def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
+                     study_file: dict[str, Any] | None = None) -> Study:
+    """Create a closed study holding every judgment of the file; JudgmentImportError (nothing stored) otherwise."""
+    if fmt not in FORMATS:
+        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
+    if fmt not in SUPPORTED:
+        raise JudgmentImportError([f"--format: {fmt!r} is not supported by this version yet (supported: "
+                                   f"{', '.join(SUPPORTED)}); its protocol family (error spans, direct "
+                                   "assessment scores) is still to come"])
+    if Study.objects.filter(slug=slug).exists():
+        raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
+    rows = parse_export(name, content)
+    protocol = _protocol(rows)
+    judgments = _judgments(rows)
+    _check_consistency(name, rows, judgments, protocol)
+    data = _study_fields(name, slug, protocol, rows, judgments, study_file)
+    try:
+        parsed = parse_study(data)
+    except StudyFileError as exc:
+        raise JudgmentImportError([f"{name}: {e}" for e in exc.errors][:MAX_ERRORS]) from None
+    parsed.fields["status"] = Status.CLOSED
+    study = Study(**{k: v for k, v in parsed.fields.items()
+                     if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+    study.save()
+    created = {i.external_id: i for i in items_create(study=study, items=parsed.items)}
+    _spam_items(study, rows, created)
+    candidates = {(c.item_id, c.system): c for c in Candidate.objects.filter(item__study=study)}
+    _store_judgments(study, judgments, created, candidates)
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    imported_at = timezone.now().strftime("%Y-%m-%d %H:%M:%S UTC")
+    provenance = (f"Imported with import_judgments from {name} (format {fmt}; sha256 {digest}; {len(rows)} rows, "
+                  f"{len(judgments)} judgments) on {imported_at}.")
+    Study.objects.filter(pk=study.pk).update(
+        description=((study.description + "\n\n") if study.description else "") + provenance)
+    study.refresh_from_db()
+    return study
+
+
+def _spam_items(study: Study, rows: list[_Row], created: dict[str, Item]) -> None:
+    spam_rows: dict[str, list[_Row]] = {}
+    for row in rows:
+        if row.is_spam:
+            spam_rows.setdefault(row.item, []).append(row)
+    n_docs = study.n_documents
+    for k, (item_id, item_rows) in enumerate(spam_rows.items()):
+        base = created.get(item_id[:-len(SPAM_SUFFIX)])
+        item = Item.objects.create(study=study, external_id=item_id, is_spam=True, spam_of=base,
+                                   document_id=item_rows[0].document, phenomenon=item_rows[0].phenomenon,
+                                   doc_index=n_docs + k,
+                                   source=base.source if base else "", source_context=base.source_context if base else [],
+                                   target_context=base.target_context if base else [])
+        created[item_id] = item
+        systems: dict[str, _Row] = {}
+        for r in item_rows:
+            systems.setdefault(r.system, r)
+        base_texts = {c.system: c.text for c in base.candidates.all()} if base else {}
+        Candidate.objects.bulk_create([
+            Candidate(item=item, system=system, text=base_texts.get(system, PLACEHOLDER), is_reference=r.is_reference,
+                      is_spam=r.is_spam_candidate, position=n) for n, (system, r) in enumerate(systems.items())])
+    Study.objects.filter(pk=study.pk).update(n_documents=n_docs + len(spam_rows), n_spam_items=len(spam_rows),
+                                             n_open_items=0)
+
+
+def _answer(protocol: str, rows: list[_Row], candidates: dict[tuple[int, str], Candidate], item: Item) -> dict:
+    if protocol == Protocol.RANKING:
+        ranks = {candidates[(item.pk, r.system)].pk: r.rank for r in rows}
+        return {"ranks": {str(pk): rank for pk, rank in sorted(ranks.items())}}
+    if protocol == Protocol.CHOICE:
+        choice = rows[0].choice
+        if choice in ("neither", "tie", "invalid"):
+            return {"choice": {"option": choice}}
+        chosen = candidates.get((item.pk, choice))
+        if chosen is None:
+            raise JudgmentImportError([f"line {rows[0].line}: choice {choice!r} is neither an option nor a system "
+                                       f"of item {item.external_id!r}"])
+        return {"choice": {"candidate": chosen.pk}}
+    return {"labels": rows[0].label.split("+")}
+
+
+def _store_judgments(study: Study, judgments: list[_Judgment], items: dict[str, Item],
+                     candidates: dict[tuple[int, str], Candidate]) -> None:
+    annotators: dict[str, Annotator] = {}
+    taken = set(Annotator.objects.filter(code__in={j.rows[0].annotator for j in judgments})
+                .values_list("code", flat=True))
+    sequence = 0
+    for j in judgments:
+        code = j.rows[0].annotator
+        if code not in annotators:
+            sequence += 1
+            a = Annotator(study=study, external_id=code, sequence=sequence, is_pilot=j.rows[0].pilot,
+                          excluded=j.rows[0].excluded,
+                          exclusion_reason="excluded in the imported file" if j.rows[0].excluded else "")
+            if code not in taken and len(code) <= 16:
+                a.code = code
+            a.save()
+            annotators[code] = a
+    assignments: dict[tuple[str, str], Assignment] = {}
+    next_seq: dict[str, int] = {}
+    ordered = sorted(judgments, key=lambda j: (j.rows[0].started_at, j.rows[0].line))
+    for j in ordered:
+        first = j.rows[0]
+        key = (first.annotator, first.item)
+        if key not in assignments:
+            item = items[first.item]
+            next_seq[first.annotator] = next_seq.get(first.annotator, 0) + 1
+            order = [candidates[(item.pk, r.system)].pk for r in sorted(j.rows, key=lambda r: r.screen_position)]
+            assignments[key] = Assignment.objects.create(
+                annotator=annotators[first.annotator], item=item, sequence=next_seq[first.annotator],
+                candidate_order=order, status=AssignmentStatus.DONE, opened_at=first.started_at,
+                completed_at=first.submitted_at)
+    judgment_objs = []
+    for j in sorted(judgments, key=lambda j: (j.rows[0].annotator, j.rows[0].item, j.rows[0].revision)):
+        first = j.rows[0]
+        assignment = assignments[(first.annotator, first.item)]
+        answer = _answer(study.protocol, j.rows, candidates, assignment.item)
+        judgment_objs.append(Judgment(
+            assignment=assignment, revision=first.revision, is_current=first.is_current, answer=answer,
+            payload_digest=hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest(),
+            started_at=first.started_at, duration_ms=first.duration_ms))
+    created = Judgment.objects.bulk_create(judgment_objs, batch_size=2000)
+    # submitted_at is auto_now_add: set the file's times afterwards.
+    by_key = {(o.assignment_id, o.revision): o for o in created}
+    for j in judgments:
+        first = j.rows[0]
+        obj = by_key.get((assignments[(first.annotator, first.item)].pk, first.revision))
+        if obj is not None:
+            obj.submitted_at = first.submitted_at
+    if all(o.pk is not None for o in created):
+        Judgment.objects.bulk_update(created, ["submitted_at"], batch_size=2000)
+    else:  # backends that do not return pks from bulk_create
+        for j in judgments:
+            first = j.rows[0]
+            Judgment.objects.filter(assignment=assignments[(first.annotator, first.item)],
+                                    revision=first.revision).update(submitted_at=first.submitted_at)
+    counts: dict[int, int] = {}
+    for assignment in assignments.values():
+        counts[assignment.item_id] = counts.get(assignment.item_id, 0) + 1
+    for item_id, n in counts.items():
+        Item.objects.filter(pk=item_id).update(n_assigned=n, is_open=False)
+    Item.objects.filter(study=study).exclude(pk__in=counts).update(is_open=False)
+
+
+def read_study_file(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise JudgmentImportError(["--study-file: not a JSON object"])
+    return value
+

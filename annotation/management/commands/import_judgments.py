@@ -1,0 +1,53 @@
+"""``import_judgments FILE --format export [--slug SLUG] [--study-file FILE]``: judgments from elsewhere, as a closed study."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.text import slugify
+
+from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
+
+
+class Command(BaseCommand):
+    help = ("Load judgments collected elsewhere as a closed study (nothing is handed out). --format export: this "
+            "tool's own export, CSV or JSON Lines (docs/export.md); --study-file gives back texts and settings. "
+            "Every bad row is named by line and nothing is stored. Prints the new study's slug.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument("--slug", help="The new study's slug (default: from the file name).")
+        parser.add_argument("--study-file", help="The original study file (JSON): texts and settings.")
+        parser.add_argument("--reference-system", action="append", default=[], metavar="NAME",
+                            help="Formats without a reference flag: the system(s) that are human references.")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        path = Path(opts["file"])
+        try:
+            content = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CommandError(f"{path}: no such file", returncode=2)
+        except UnicodeDecodeError as exc:
+            line = path.read_bytes()[:exc.start].count(b"\n") + 1
+            raise CommandError(f"{path}: line {line}: not UTF-8", returncode=2)
+        study_file = None
+        if opts["study_file"]:
+            try:
+                study_file = read_study_file(Path(opts["study_file"]).read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise CommandError(f"--study-file: {opts['study_file']}: no such file", returncode=2)
+            except json.JSONDecodeError as exc:
+                raise CommandError(f"--study-file: line {exc.lineno}: not valid JSON ({exc.msg})", returncode=2)
+            except JudgmentImportError as exc:
+                raise CommandError(str(exc), returncode=2)
+        slug = opts["slug"] or slugify(f"{path.stem}-imported")[:50]
+        try:
+            study = judgments_import(name=path.name, content=content, fmt=opts["fmt"], slug=slug,
+                                     study_file=study_file)
+        except JudgmentImportError as exc:
+            raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
+                               returncode=2)
+        self.stdout.write(study.slug)

@@ -1,0 +1,171 @@
+"""``import_judgments FILE --format export``: this tool's export loaded elsewhere gives the same report."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from annotation.models import Annotator, Judgment
+from annotation.selectors import ordered_candidates
+from annotation.services import annotators_create, assignment_next, judgment_submit
+from studies.models import Item, Study
+from tests.factories import make_study, study_file
+
+pytestmark = pytest.mark.django_db
+
+
+def judge(study: Study, n_annotators: int, answer) -> None:
+    for k, annotator in enumerate(annotators_create(study=study, count=n_annotators)):
+        while (assignment := assignment_next(annotator=annotator)) is not None:
+            judgment_submit(assignment=assignment, payload=answer(k, assignment, ordered_candidates(assignment)))
+
+
+def ranking_answer(k: int, assignment, candidates) -> dict:
+    order = sorted(candidates, key=lambda c: (c.system if (assignment.item.pk + k) % 3 else c.system[::-1]))
+    return {"ranks": {c.public_id: order.index(c) + 1 for c in candidates}}
+
+
+def report(slug: str) -> dict[str, Any]:
+    out = io.StringIO()
+    call_command("agreement", slug, json=True, stdout=out)
+    data = json.loads(out.getvalue())
+    return _strip(data)
+
+
+def _strip(value: Any) -> Any:
+    """The report without names that differ by design (the study's slug, annotator codes, times of the run)."""
+    if isinstance(value, dict):
+        stripped = {k: _strip(v) for k, v in value.items()
+                    if k not in ("study", "slug", "generated_at", "rater_a", "rater_b", "annotator", "title")}
+        if "pairwise_cohen_kappa" in stripped:  # listed by annotator code, which an import may change
+            stripped["pairwise_cohen_kappa"] = sorted(stripped["pairwise_cohen_kappa"], key=json.dumps)
+        return stripped
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, floats to 1e-12 (sums over raters in another order differ in the last bit)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12, abs=1e-12)
+    return a == b
+
+
+def export(slug: str, fmt: str, history: bool = False) -> str:
+    out = io.StringIO()
+    call_command("export_judgments", slug, "--format", fmt, *(["--history"] if history else []), stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_export_then_import_gives_the_same_report(tmp_path, fmt):
+    study = make_study(slug="orig", n_items=8, settings={"redundancy": 3, "spam_rate": 0.2})
+    judge(study, 4, ranking_answer)
+    assert Item.objects.filter(study=study, is_spam=True).exists()
+    path = tmp_path / f"orig.{fmt}"
+    path.write_text(export("orig", fmt))
+    data_file = tmp_path / "study.json"
+    data_file.write_text(json.dumps(study_file(slug="orig", n_items=8, settings={"redundancy": 3, "spam_rate": 0.2})))
+    out = io.StringIO()
+    call_command("import_judgments", str(path), "--format", "export", "--slug", "copy", "--study-file",
+                 str(data_file), stdout=out)
+    assert out.getvalue().strip() == "copy"
+    copy = Study.objects.get(slug="copy")
+    assert copy.status == "closed" and "sha256" in copy.description and f"orig.{fmt}" in copy.description
+    assert Judgment.objects.filter(assignment__item__study=copy).count() == \
+        Judgment.objects.filter(assignment__item__study=study).count()
+    assert same(report("copy"), report("orig"))
+    # Exporting the copy gives the same rows, but for the study's slug, the judgments' public ids and, where
+    # the original codes are taken on this server, the annotators' codes (the original code is kept as the
+    # annotator's external id).
+    codes = dict(Annotator.objects.filter(study=copy).values_list("code", "external_id"))
+
+    def rows(text: str, rename: dict[str, str]) -> list[tuple]:
+        table = list(csv.DictReader(io.StringIO(text)))
+        return sorted(tuple((k, rename.get(v, v) if k == "annotator" else v) for k, v in row.items()
+                            if k not in ("study", "judgment")) for row in table)
+
+    a, b = rows(export("copy", "csv"), codes), rows(export("orig", "csv"), {})
+    xa = [dict(x) for x in a if x not in b]
+    xb = [dict(x) for x in b if x not in a]
+    diffs = [(k, xa[0][k], xb[0][k]) for k in xa[0] if xa[0][k] != xb[0][k]] if xa else []
+    assert diffs == [], (len(xa), diffs)
+    # Nothing is handed out from an imported study.
+    assert assignment_next(annotator=annotators_create(study=copy)[0]) is None
+
+
+def test_choice_and_labels_and_history_round_trip(tmp_path):
+    choice = make_study(slug="ch", protocol="choice", n_items=5, n_candidates=2,
+                        settings={"redundancy": 2, "options": ["neither", "invalid"]})
+
+    def pick(k, assignment, candidates):
+        return {"choice": candidates[0].public_id if (assignment.item.pk + k) % 3 else "neither"}
+
+    judge(choice, 2, pick)
+    # A revised answer: the history export has both revisions.
+    first = Judgment.objects.filter(assignment__item__study=choice).first()
+    assert first is not None
+    judgment_submit(assignment=first.assignment, payload={"choice": "invalid"})
+    path = tmp_path / "ch.csv"
+    path.write_text(export("ch", "csv", history=True))
+    call_command("import_judgments", str(path), "--format", "export", "--slug", "ch2", stdout=io.StringIO())
+    copy = Study.objects.get(slug="ch2")
+    assert set(copy.options) >= {"neither", "invalid"}
+    assert Judgment.objects.filter(assignment__item__study=copy, is_current=False).count() == 1
+    assert same(report("ch2"), report("ch"))
+    assert {c.text for c in copy.items.first().candidates.all()} == {"(text not in the imported file)"}
+
+    labels = make_study(slug="lab", protocol="judgment", n_items=4,
+                        settings={"redundancy": 2, "labels": ["Correct", "Wrong"], "multi_label": False})
+    judge(labels, 2, lambda k, a, c: {"label": "Correct" if (a.item.pk + k) % 2 else "Wrong"})
+    path = tmp_path / "lab.jsonl"
+    path.write_text(export("lab", "jsonl"))
+    call_command("import_judgments", str(path), "--format", "export", "--slug", "lab2", stdout=io.StringIO())
+    assert same(report("lab2"), report("lab"))
+
+
+def _rows(tmp_path) -> list[str]:
+    study = make_study(slug="src", n_items=3, settings={"redundancy": 1, "spam_rate": 0.0})
+    judge(study, 1, ranking_answer)
+    return export("src", "csv").splitlines()
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda h, r: [h, r[0].replace(",true,", ",maybe,", 1)] + r[1:], "line 2: is_reference: 'maybe' is not true/false"),
+    (lambda h, r: [h.replace("started_at", "begun_at")] + r, "line 1: missing column(s) started_at"),
+    (lambda h, r: [h] + r + [r[0].replace("2026", "20x6").replace("2025", "20x5")], "is not an ISO 8601 time"),
+    (lambda h, r: [h, r[0].replace(",ext-", ",,", 1)] + r[1:], "line 2: item is empty"),
+    (lambda h, r: [h] + r + [r[0]], "lists a system twice"),
+])
+def test_bad_rows_are_named_and_nothing_is_stored(tmp_path, mutate, message):
+    header, *rows = _rows(tmp_path)
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(mutate(header, rows)) + "\n")
+    n_studies, n_annotators = Study.objects.count(), Annotator.objects.count()
+    with pytest.raises(CommandError, match=re.escape(message)) as exc:
+        call_command("import_judgments", str(path), "--format", "export", "--slug", "bad", stdout=io.StringIO())
+    assert exc.value.returncode == 2
+    assert Study.objects.count() == n_studies and Annotator.objects.count() == n_annotators
+
+
+def test_formats_not_yet_supported_and_taken_slugs_are_named(tmp_path):
+    path = tmp_path / "x.tsv"
+    path.write_text("a\tb\n")
+    with pytest.raises(CommandError, match="'mqm-tsv' is not supported by this version yet"):
+        call_command("import_judgments", str(path), "--format", "mqm-tsv", stdout=io.StringIO())
+    make_study(slug="taken", n_items=1)
+    with pytest.raises(CommandError, match="a study 'taken' exists already"):
+        call_command("import_judgments", str(path), "--format", "export", "--slug", "taken", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("import_judgments", str(tmp_path / "none.csv"), "--format", "export", stdout=io.StringIO())
