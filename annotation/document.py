@@ -19,8 +19,11 @@ same typography normalisation as the candidates (studies/typography.py). A spam
 copy's scrambled candidate keeps its system's name, so it shows that system's
 real earlier blocks, like the item it copies.
 
-Long documents start collapsed (more than ``OPEN_LINES`` earlier lines in a
-column): the block being judged stays near the top of the screen.
+Long documents start collapsed: more than ``OPEN_LINES`` earlier lines in a
+column, or more than ``OPEN_TOTAL_LINES`` earlier and current rows together (a
+long block being judged needs the window). Short ones start open, in a box of
+bounded height (static/css/annotate.css), so the sentence grid and Submit still
+fit the window.
 """
 from __future__ import annotations
 
@@ -36,8 +39,10 @@ from annotation import selectors
 from annotation.rendering import highlighted_sentences
 
 
-#: The earlier blocks start open when no column has more lines than this, else collapsed.
+#: The earlier blocks start open when no column has more earlier lines than this ...
 OPEN_LINES = 6
+#: ... and the earlier lines and this block's rows together are at most this; else collapsed.
+OPEN_TOTAL_LINES = 16
 
 
 def _candidate_rows(cand: Candidate, *, normalise: bool) -> list[SafeString]:
@@ -124,6 +129,6 @@ def document_screen(*, item: Item, study: Study, cands: list[Candidate],
         "earlier": earlier,
         "context": context,
         "has_earlier": bool(earlier or context),
-        "earlier_open": bool(earlier) and longest <= OPEN_LINES,
+        "earlier_open": bool(earlier) and longest <= OPEN_LINES and longest + rows <= OPEN_TOTAL_LINES,
         "single_candidate": len(cands) == 1,
     }

@@ -111,7 +111,8 @@ def test_document_ranked_by_keyboard_with_earlier_block_open(live_server, chromi
 
 
 def test_demo_coherence_block_without_source(live_server, chromium_browser, screenshot_dir):
-    """The DiaBLa coherence demo (show_source false): two candidates' turns side by side, no source column."""
+    """The DiaBLa coherence demo (show_source false): two candidates' turns side by side, no source column,
+    and block 1 above (each candidate's own turns), with the grid and Submit still in the window."""
     import json
     from pathlib import Path
 
@@ -131,7 +132,14 @@ def test_demo_coherence_block_without_source(live_server, chromium_browser, scre
         try:
             page.goto(f"{live_server.url}/a/{annotator.token}/item/")
             page.locator("[data-item][data-ready]").wait_for()
-            assert page.locator(".doc-source").count() == 0 and page.locator("[data-doc-earlier]").count() == 0
+            assert page.locator(".doc-source").count() == 0
+            # Block 1 is shown (issue 12): each candidate's own earlier turns under its letter, open (short).
+            earlier = page.locator("[data-doc-earlier]")
+            assert earlier.evaluate("el => el.open")
+            earlier_columns = earlier.locator(".doc-block-column")
+            assert earlier_columns.count() == 2
+            assert [earlier_columns.nth(k).locator(".doc-block-text p").count() for k in range(2)] == [4, 4]
+            assert earlier_columns.nth(0).locator(".doc-block-text").get_attribute("lang") == "en"
             columns = page.evaluate(ROW_TOPS)
             assert len(columns) == 2 and len(columns[0]) == len(columns[1]) == 4
             if name == "desktop":  # at phone width the second card is beside the first, scrolled out of view
