@@ -72,6 +72,29 @@ def _errors_in_json(operation: dict[str, Any]) -> None:
             response["content"] = {"application/json": content["application/json"]}
 
 
+#: How the operations chain (OpenAPI links): a study's slug from the list to its endpoints, and the
+#: assignment handed out by ``next`` to its judgment. Clients and schemathesis' stateful phase follow them.
+_LINKS = {
+    ("/api/v1/studies/", "get"): {
+        "StudyAgreement": {"operationId": "studies_agreement_retrieve", "parameters": {"slug": "$response.body#/0/slug"}},
+        "StudyCompare": {"operationId": "studies_compare_retrieve", "parameters": {"slug": "$response.body#/0/slug"}},
+        "StudyJudgments": {"operationId": "studies_judgments_list", "parameters": {"slug": "$response.body#/0/slug"}},
+    },
+    ("/api/v1/annotate/next", "get"): {
+        "SubmitJudgment": {"operationId": "annotate_judgment_create",
+                           "parameters": {"assignment": "$response.body#/assignment"}},
+    },
+}
+
+
+def _add_links(result: dict[str, Any]) -> None:
+    ids = {op.get("operationId") for item in result.get("paths", {}).values() for op in item.values()}
+    for (path, method), links in _LINKS.items():
+        response = result.get("paths", {}).get(path, {}).get(method, {}).get("responses", {}).get("200")
+        if response is not None:
+            response["links"] = {name: link for name, link in links.items() if link["operationId"] in ids}
+
+
 def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
@@ -95,4 +118,5 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
                     if code in ("429", "503"):
                         response["headers"] = _RETRY_AFTER
                     responses[code] = response
+    _add_links(result)
     return result

@@ -1,92 +1,91 @@
-"""Property-based test of the whole API against its own OpenAPI schema (schemathesis, in process).
+"""Property-based test of the whole API against its own OpenAPI schema (schemathesis, over HTTP).
 
-Every operation of the schema gets a bounded number of generated requests (valid and invalid
-parameters and bodies), authenticated as the operation requires — the annotator's token on the
-annotation API, a staff token on the researcher API — with path parameters pointing at real
-objects half of the time. Checks: no 5xx, and every response conforms to the schema (status
-code documented, body matching its declared shape).
+A real gunicorn (tests/config/live_server.py, two workers, temporary SQLite) serves the project
+with the limits set for this test: the invalid-token limit so high that generated bad tokens are
+answered 401, not 429 — at the default limit most requests would be 429s and prove little.
+
+Every operation of the schema gets a bounded number of generated requests in each mode (valid
+and invalid parameters and bodies), authenticated as the operation requires — the annotator's
+token on the annotation API, a staff token on the researcher API — with path parameters pointing
+at real objects three times in four. Then the stateful phase follows the schema's links (study
+list → agreement / compare / judgments; next → submit), bounded in steps and in wall-clock time.
+
+Checks: every check schemathesis has (no 5xx; status code, content type, headers and body as
+documented; invalid data refused; valid data accepted; authentication not ignored; …), except
+"valid data accepted" on the two operations whose validity the schema cannot fully state: a
+judgment's ranks must name the candidates of *that* assignment, and ``compare?evaluator=``
+must name an evaluator with scores in *that* study (both a 400 naming the field; the schema's
+descriptions say so).
 """
 from __future__ import annotations
 
+import time
 import zlib
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import requests
 import schemathesis
-from schemathesis import GenerationMode
-from django.contrib.auth.models import User
-from django.core.signals import request_finished, request_started
-from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
-from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
-from rest_framework.authtoken.models import Token
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
+from schemathesis import GenerationMode
+from schemathesis.generation.stateful import run_state_machine_as_test
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from annotation import selectors, services
-from annotation.services import annotators_create
-from tests.factories import make_study
+from tests.config.live_server import LiveServer
 
-# Bounded: 20 generated requests per operation and mode keep the whole run under about a minute.
+# Bounded: generated requests per operation and mode, and the stateful phase's scenarios × steps.
 EXAMPLES = 20
+STATEFUL_SCENARIOS = 12
+STATEFUL_STEPS = 4
+STATEFUL_BUDGET_S = 150.0
+REQUEST_TIMEOUT_S = 30
+
+# Valid under the schema but refused by what the schema cannot say (module docstring).
+SEMANTIC_VALIDITY = {"/api/v1/annotate/{assignment}/judgment", "/api/v1/studies/{slug}/compare"}
 
 
-@pytest.fixture
-def world(db):
-    study = make_study(slug="fuzz", n_items=3, n_candidates=3, settings={"redundancy": 3})
-    # Two annotators judge everything, so the agreement and comparison endpoints compute on
-    # real data (seed=-1 reached numpy and was a 500 only with judgments to resample).
-    for judge in annotators_create(study=study, count=2):
-        while (done := services.assignment_next(annotator=judge)) is not None:
-            candidates = list(done.item.candidates.all())
-            client_ids = selectors.assignment_payload(assignment=done, candidates=candidates,
-                                                      progress_data=selectors.progress(annotator=judge))["candidates"]
-            services.judgment_submit(assignment=done, payload={"ranks": {c["id"]: k + 1 for k, c in enumerate(client_ids)}})
-    annotator = annotators_create(study=study, count=1)[0]
-    assignment = services.assignment_next(annotator=annotator)
-    assert assignment is not None
-    staff = User.objects.create_superuser("fuzzer", "f@example.org", "pw")
-    return {"slug": study.slug, "assignment": assignment.public_id, "annotator_token": annotator.token,
-            "staff_token": Token.objects.create(user=staff).key}
+@pytest.fixture(scope="module")
+def live() -> Iterator[LiveServer]:
+    server = LiveServer(workers=2, env={"RATELIMIT_INVALID_TOKENS": "1000000/60", "RATELIMIT_PROLIFIC": "1000000/60"})
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
-@pytest.fixture
-def wsgi_app():
-    """The project's WSGI app, without closing the test's connection after each request
-    (what Django's test client does too; the test's transaction must stay open)."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield get_wsgi_application()
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
+@pytest.fixture(scope="module")
+def api_schema(live: LiveServer) -> Any:
+    schema = schemathesis.openapi.from_url(f"{live.url}/api/v1/schema/?format=json",
+                                           headers={"Authorization": f"Token {live.world['staff_token']}"})
+    schema.config.base_url = live.url
+    return schema
 
 
-@pytest.fixture
-def api_schema(world, wsgi_app):
-    return schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", wsgi_app,
-                                          headers={"Authorization": f"Token {world['staff_token']}"})
+def _headers(path: str, world: dict[str, Any]) -> dict[str, str]:
+    token = world["annotator_token"] if path.startswith("/api/v1/annotate/") else world["staff_token"]
+    return {"Authorization": f"Token {token}"}
 
 
-def _call(case, world):
-    annotation = case.path.startswith("/api/v1/annotate/")
-    token = world["annotator_token"] if annotation else world["staff_token"]
+def _excluded(path: str) -> list[Any]:
+    return [positive_data_acceptance] if path in SEMANTIC_VALIDITY else []
+
+
+def _aim_at_real_objects(case: Any, world: dict[str, Any]) -> None:
     params = case.path_parameters or {}
     # Three cases in four aim at real objects, so the views behind the 404 are exercised too.
     if zlib.crc32((repr(case.query) + repr(case.body)).encode()) % 4:  # stable across runs, unlike hash()
         for name, real in (("slug", world["slug"]), ("assignment", world["assignment"])):
             if name in params:
                 params[name] = real
-    case.call_and_validate(headers={"Authorization": f"Token {token}"},
-                           checks=[not_a_server_error, status_code_conformance, response_schema_conformance])
 
 
-# schemathesis' pytest plugin (schema.parametrize with a fixture) does not run under pytest 9,
-# so the operations are walked here and each gets its own bounded Hypothesis run.
-@override_settings(RATELIMIT_INVALID_TOKENS="1000000/60")  # generated bad tokens must not turn into 429s
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
-def test_api_conforms_to_its_schema(api_schema, world, mode):
+def test_api_conforms_to_its_schema(api_schema: Any, live: LiveServer, mode: GenerationMode) -> None:
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 6
+    session = requests.Session()
     for operation in operations:
         raw = operation.definition.raw
         if mode == GenerationMode.NEGATIVE and not raw.get("parameters") and not raw.get("requestBody") \
@@ -96,7 +95,36 @@ def test_api_conforms_to_its_schema(api_schema, world, mode):
         @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy(generation_mode=mode))
-        def run(case):
-            _call(case, world)
+        def run(case: Any) -> None:
+            _aim_at_real_objects(case, live.world)
+            case.call_and_validate(base_url=live.url, session=session, headers=_headers(case.path, live.world),
+                                   timeout=REQUEST_TIMEOUT_S, excluded_checks=_excluded(case.operation.path))
 
         run()
+
+
+def test_stateful_phase_follows_the_links_within_its_time_budget(api_schema: Any, live: LiveServer) -> None:
+    base = api_schema.as_state_machine()
+    started = time.monotonic()
+    calls: list[str] = []
+
+    class Machine(base):  # type: ignore[misc, valid-type]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            assert time.monotonic() - started < STATEFUL_BUDGET_S, "stateful phase over its time budget"
+            calls.append(case.operation.path)
+            return {"base_url": live.url, "headers": _headers(case.path, live.world), "timeout": REQUEST_TIMEOUT_S}
+
+        def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
+            case.validate_response(response, headers=_headers(case.path, live.world),
+                                   transport_kwargs={**kwargs, "base_url": live.url},
+                                   excluded_checks=_excluded(case.operation.path),
+                                   recorder=getattr(self, "recorder", None))
+
+    run_state_machine_as_test(Machine, settings=settings(max_examples=STATEFUL_SCENARIOS, stateful_step_count=STATEFUL_STEPS,
+                                                         deadline=None, database=None, derandomize=True,
+                                                         suppress_health_check=list(HealthCheck)))
+    elapsed = time.monotonic() - started
+    assert elapsed < STATEFUL_BUDGET_S
+    # The links were followed: a study from the list led to its endpoints, an assignment to its submission.
+    assert "/api/v1/studies/{slug}/agreement" in calls or "/api/v1/studies/{slug}/judgments" in calls, calls
+    assert "/api/v1/annotate/{assignment}/judgment" in calls, calls
