@@ -27,16 +27,44 @@ fit the window.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
 from django.utils.safestring import SafeString
 
 from studies.models import Candidate, Item, Study
 from studies.sentences import lines_of, shown_sentences
 from studies.typography import shown_candidate
 
-from annotation import selectors
 from annotation.rendering import highlighted_sentences
+
+
+@dataclass
+class DocumentBlocks:
+    earlier: list[Item]  # the earlier blocks (only when their texts were asked for)
+    number: int  # this block's number in its document, from 1
+    total: int  # blocks in the document
+
+
+def document_blocks(*, item: Item, with_texts: bool) -> DocumentBlocks:
+    """The blocks before ``item`` in its document (oldest first), its number and the document's length.
+
+    Items of one document are handed out in (position, pk) order, so these are
+    the blocks the annotator judged just before. A spam copy stands in for its
+    real item: it shows the same document around it, so nothing sets it apart.
+    """
+    real = item.spam_of if item.is_spam and item.spam_of_id else item
+    assert real is not None
+    if not real.document_id:
+        return DocumentBlocks(earlier=[], number=1, total=1)
+    same = Item.objects.filter(study_id=real.study_id, document_id=real.document_id, is_spam=False)
+    earlier_qs = same.filter(Q(position__lt=real.position) | Q(position=real.position, pk__lt=real.pk))
+    total = same.count()
+    if not with_texts:
+        return DocumentBlocks(earlier=[], number=earlier_qs.count() + 1, total=total)
+    earlier = list(earlier_qs.order_by("position", "pk").only("pk", "source", "source_sentences"))
+    return DocumentBlocks(earlier=earlier, number=len(earlier) + 1, total=total)
 
 
 #: The earlier blocks start open when no column has more earlier lines than this ...
@@ -110,16 +138,17 @@ def document_screen(*, item: Item, study: Study, cands: list[Candidate],
     rows = max([len(source_rows)] + [len(r) for r in cand_rows])
     for view, lines in zip(candidate_views, cand_rows):
         view["lines"] = lines + [SafeString("")] * (rows - len(lines))
-    blocks = selectors.document_blocks(item=item, with_texts=True)
+    blocks = document_blocks(item=item, with_texts=True)
+    earlier: list[dict[str, Any]]
     if study.show_source:
-        earlier = [{"number": k, "lines": lines_of(b.source, b.source_sentences), "columns": []}
-                   for k, b in enumerate(blocks.earlier, start=1)]
-        longest = sum(len(b["lines"]) for b in earlier)
+        source_blocks = [lines_of(b.source, b.source_sentences) for b in blocks.earlier]
+        earlier = [{"number": k, "lines": lines, "columns": []} for k, lines in enumerate(source_blocks, start=1)]
+        longest = sum(len(lines) for lines in source_blocks)
     else:
         columns = earlier_columns(earlier=blocks.earlier, cands=cands,
                                   letters=[view["letter"] for view in candidate_views], normalise=normalise)
         earlier = [{"number": k, "lines": [], "columns": cols} for k, cols in enumerate(columns, start=1)]
-        longest = max((sum(len(b["columns"][i]["lines"]) for b in earlier) for i in range(len(cands))), default=0)
+        longest = max((sum(len(block[i]["lines"]) for block in columns) for i in range(len(cands))), default=0)
     context = list(item.source_context) if study.show_source else list(item.target_context)
     return {
         "rows": rows,

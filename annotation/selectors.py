@@ -5,16 +5,14 @@ reference or spam flags, no database ids (only opaque public ids).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
-
-from django.db.models import Q
 
 from studies.models import Candidate, Item, Study, Unit
 from studies.sentences import lines_of, shown_sentences
 from studies.typography import shown_candidate
 
 from annotation import statements
+from annotation.document import document_blocks, earlier_payload
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 
@@ -171,33 +169,6 @@ def median_item_duration_ms(*, study: Study, minimum: int = ESTIMATE_MIN_ANSWERS
     return int(sum(middle) / len(middle)), n
 
 
-@dataclass
-class DocumentBlocks:
-    earlier: list[Item]  # the earlier blocks (only when their texts were asked for)
-    number: int  # this block's number in its document, from 1
-    total: int  # blocks in the document
-
-
-def document_blocks(*, item: Item, with_texts: bool) -> DocumentBlocks:
-    """The blocks before ``item`` in its document (oldest first), its number and the document's length.
-
-    Items of one document are handed out in (position, pk) order, so these are
-    the blocks the annotator judged just before. A spam copy stands in for its
-    real item: it shows the same document around it, so nothing sets it apart.
-    """
-    real = item.spam_of if item.is_spam and item.spam_of_id else item
-    assert real is not None
-    if not real.document_id:
-        return DocumentBlocks(earlier=[], number=1, total=1)
-    same = Item.objects.filter(study_id=real.study_id, document_id=real.document_id, is_spam=False)
-    earlier_qs = same.filter(Q(position__lt=real.position) | Q(position=real.position, pk__lt=real.pk))
-    total = same.count()
-    if not with_texts:
-        return DocumentBlocks(earlier=[], number=earlier_qs.count() + 1, total=total)
-    earlier = list(earlier_qs.order_by("position", "pk").only("pk", "source", "source_sentences"))
-    return DocumentBlocks(earlier=earlier, number=len(earlier) + 1, total=total)
-
-
 def document_payload(*, item: Item, study: Study, cands: list[Candidate]) -> dict[str, Any]:
     """Where a document block sits in its document, and the earlier blocks' texts, as on the page.
 
@@ -205,7 +176,6 @@ def document_payload(*, item: Item, study: Study, cands: list[Candidate]) -> dic
     on-screen candidate's own sentences of that block, keyed by its opaque id
     (annotation/document.py says why no other candidate's text is ever shown).
     """
-    from annotation.document import earlier_payload  # document.py imports this module
     blocks = document_blocks(item=item, with_texts=True)
     return {
         "block": blocks.number,
