@@ -296,4 +296,5 @@ def _analyser(backend: Backend) -> Callable[[list[str], list[str]], list[Sentenc
     return analyse
 
 
-LEXICAL_CONSISTENCY = register(LexicalConsistencyEvaluator())
+LEXICAL_CONSISTENCY = LexicalConsistencyEvaluator()
+register(LEXICAL_CONSISTENCY)

@@ -202,8 +202,9 @@ PRON NN something anything nothing everything someone anyone everyone somebody a
 DET WDT which
 DET DT the a an this these those that each every some any no all both either neither another such
 CCONJ CC and or but nor
-ADV RB so yet also too very just only even still then now here not never always often already again however much well back away ahead together anyway maybe perhaps really actually ever almost quite rather instead soon inside outside alone nearby
-PART RB n't:not
+ADV RB so yet also too very just only even still then now here never always often already again however much well back away ahead together anyway maybe perhaps really actually ever almost quite rather instead soon inside outside alone nearby
+PART RB n't:not not
+NOUN NN bit
 PART TO to
 ADV RBR more less
 ADV RBS most least
