@@ -165,8 +165,16 @@ def normalise(text: str) -> str:
     return text.lower()
 
 
+@lru_cache(maxsize=1 << 18)
+def word_key(text: str) -> str | None:
+    """:func:`normalise` of a word with a letter in it; None for punctuation, numbers, symbols (cached)."""
+    if not any(c.isalpha() for c in text):
+        return None
+    return normalise(text)
+
+
 def _has_letter(text: str) -> bool:
-    return any(c.isalpha() for c in text)
+    return word_key(text) is not None
 
 
 def lexical_pos(token: Token) -> tuple[bool, str | None]:
@@ -206,6 +214,15 @@ def _conjunction_synset(word: str) -> frozenset[str]:
     return _single(wordnet.synonyms(word, None)) - {word}
 
 
+@lru_cache(maxsize=1)
+def listed_forms() -> frozenset[str]:
+    """Every form a Reference or Conjunction marker or its synset holds (read from WordNet on first use)."""
+    forms = set(PRONOUN_SYNSETS) | {w for syn in PRONOUN_SYNSETS.values() for w in syn} | _CONJUNCTION_SET
+    for word in _CONJUNCTION_SET:
+        forms |= _conjunction_synset(word)
+    return frozenset(forms)
+
+
 # --------------------------------------------------------------------------- the sets (§3.1)
 @dataclass(frozen=True)
 class Marker:
@@ -233,10 +250,12 @@ def _sentence_keys(sentence: Sentence) -> frozenset[str]:
     """Every word form and lemma of a sentence (what "appears in the sentence" is checked against)."""
     keys: set[str] = set()
     for t in sentence.tokens:
-        if _has_letter(t.text):
-            keys.add(normalise(t.text))
-            if t.lemma:
-                keys.add(normalise(t.lemma))
+        form = word_key(t.text)
+        if form is not None:
+            keys.add(form)
+            lemma = word_key(t.lemma) if t.lemma else None
+            if lemma is not None:
+                keys.add(lemma)
     return frozenset(keys)
 
 
@@ -300,33 +319,41 @@ class SetMatch:
         self.half += other.half
 
 
-def _candidates(forms: frozenset[str], index: Mapping[str, list[int]]) -> list[int]:
-    if len(forms) <= len(index):
-        return [i for f in forms if f in index for i in index[f]]
-    return [i for f, idx in index.items() if f in forms for i in idx]
+def _free(forms: frozenset[str], index: Mapping[str, list[int]], keys: frozenset[str], used: set[int]) -> int | None:
+    """The earliest translation token not yet used whose form is one of ``forms`` (None: there is none)."""
+    hits = forms & keys  # C-level, iterates the smaller set
+    if not hits:
+        return None
+    free = [i for f in hits for i in index[f] if i not in used]
+    return min(free) if free else None
 
 
-def match_markers(markers: Sequence[Marker], index: Mapping[str, list[int]]) -> SetMatch:
+def match_markers(markers: Sequence[Marker], index: Mapping[str, list[int]],
+                  keys: frozenset[str] | None = None) -> SetMatch:
     """Credit each marker once: first every exact match (1), then synset matches (0.5) of the rest.
 
-    ``index`` maps a word form of the translation sentence to its token positions; a translation
-    token is used by one marker of the set at most.  Markers take the earliest free token, in the
-    reference's order.
+    ``index`` maps a word form of the translation sentence to its token positions (``keys``: its
+    keys as a set, computed when not given); a translation token is used by one marker of the set
+    at most.  Markers take the earliest free token, in the reference's order.
     """
-    used: set[int] = set()
     result = SetMatch(markers=len(markers))
+    if not markers:
+        return result
+    if keys is None:
+        keys = frozenset(index)
+    used: set[int] = set()
     unmatched: list[Marker] = []
     for marker in markers:
-        free = [i for i in _candidates(marker.exact, index) if i not in used]
-        if free:
-            used.add(min(free))
-            result.exact += 1
-        else:
+        i = _free(marker.exact, index, keys, used)
+        if i is None:
             unmatched.append(marker)
+        else:
+            used.add(i)
+            result.exact += 1
     for marker in unmatched:
-        free = [i for i in _candidates(marker.half, index) if i not in used]
-        if free:
-            used.add(min(free))
+        i = _free(marker.half, index, keys, used)
+        if i is not None:
+            used.add(i)
             result.half += 1
     return result
 
@@ -335,24 +362,35 @@ def match_markers(markers: Sequence[Marker], index: Mapping[str, list[int]]) -> 
 class TranslationIndex:
     """A translation sentence's words as the sets compare them: surface forms, and forms + lemmas."""
 
-    forms: dict[str, list[int]]
+    forms: dict[str, list[int]]  # pronouns, conjunctions and their synsets' words only
     lexical: dict[str, list[int]]
+    form_keys: frozenset[str]
+    lexical_keys: frozenset[str]
+
+
+@lru_cache(maxsize=1 << 18)
+def _token_keys(text: str, lemma: str) -> tuple[str, ...]:
+    """A token's comparison keys: () without a letter, else its form, then its lemma when that differs."""
+    form = word_key(text)
+    if form is None:
+        return ()
+    key = word_key(lemma) if lemma else None
+    return (form,) if key is None or key == form else (form, key)
 
 
 def translation_index(sentence: Sentence) -> TranslationIndex:
     forms: dict[str, list[int]] = {}
     lexical: dict[str, list[int]] = {}
+    listed = listed_forms()
     for i, t in enumerate(sentence.tokens):
-        if not _has_letter(t.text):
+        keys = _token_keys(t.text, t.lemma)
+        if not keys:
             continue
-        form = normalise(t.text)
-        forms.setdefault(form, []).append(i)
-        lexical.setdefault(form, []).append(i)
-        if t.lemma:
-            lemma = normalise(t.lemma)
-            if lemma != form:
-                lexical.setdefault(lemma, []).append(i)
-    return TranslationIndex(forms, lexical)
+        if keys[0] in listed:
+            forms.setdefault(keys[0], []).append(i)
+        for key in keys:
+            lexical.setdefault(key, []).append(i)
+    return TranslationIndex(forms, lexical, frozenset(forms), frozenset(lexical))
 
 
 @dataclass
@@ -360,25 +398,23 @@ class SentenceScore:
     """One translation sentence against its reference sentence's sets."""
 
     sets: dict[str, SetMatch]
+    #: The markers of the three sets together (Eq. 3's denominator).
+    markers: int = field(init=False)
+    #: Eq. 3 (0-1): the three sets' credits over their markers; None when there is no marker.
+    score: float | None = field(init=False)
 
-    @property
-    def markers(self) -> int:
-        return sum(m.markers for m in self.sets.values())
-
-    @property
-    def score(self) -> float | None:
-        """Eq. 3 (0-1): the three sets' credits over their markers; None when there is no marker."""
-        markers = self.markers
-        return sum(m.credit for m in self.sets.values()) / markers if markers else None
+    def __post_init__(self) -> None:
+        self.markers = sum(m.markers for m in self.sets.values())
+        self.score = sum(m.credit for m in self.sets.values()) / self.markers if self.markers else None
 
 
 def score_sentence(sets: SentenceSets, translation: Sentence | TranslationIndex) -> SentenceScore:
     """Eqs. 1-3 for one translation sentence."""
     index = translation if isinstance(translation, TranslationIndex) else translation_index(translation)
     return SentenceScore({
-        "lexicoh-wordsub": match_markers(sets.lexical, index.lexical),
-        "reference": match_markers(sets.reference, index.forms),
-        "conjunction": match_markers(sets.conjunction, index.forms),
+        "lexicoh-wordsub": match_markers(sets.lexical, index.lexical, index.lexical_keys),
+        "reference": match_markers(sets.reference, index.forms, index.form_keys),
+        "conjunction": match_markers(sets.conjunction, index.forms, index.form_keys),
     })
 
 
@@ -392,11 +428,11 @@ class DocumentScore:
     """Eq. 4 for one document (and the same mean per set), over its scored sentences."""
 
     sentences: list[SentenceScore | None]  # None: the system has no translation of that sentence
+    #: Eq. 4 (0-1): the mean of the sentences' Eq. 3 scores (sentences without a marker left out).
+    score: float | None = field(init=False)
 
-    @property
-    def score(self) -> float | None:
-        """Eq. 4 (0-1): the mean of the sentences' Eq. 3 scores (sentences without a marker left out)."""
-        return _mean(s.score for s in self.sentences if s is not None)
+    def __post_init__(self) -> None:
+        self.score = _mean(s.score for s in self.sentences if s is not None)
 
     def set_score(self, name: str) -> float | None:
         """The mean of the sentences' Eq. 1 scores for one set (sentences where it is empty left out)."""
