@@ -21,6 +21,7 @@ from evaluators.models import Evaluator, EvaluatorKind, MetricScore
 
 if TYPE_CHECKING:
     from evaluators.metrics.language.base import Backend
+    from evaluators.metrics.study_corpus import StudyCorpus
 
 SCORE_COLUMNS = ("item", "system", "score")
 OPTIONAL_COLUMNS = ("document", "name", "higher_is_better")
@@ -302,7 +303,8 @@ def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] 
             "seed": tests[0]["seed"] if tests else DEFAULT_SEED, "tests": tests}, []
 
 
-def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs") -> Evaluator:
+def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs",
+                  built: StudyCorpus | None = None) -> Evaluator:
     """Run a registry evaluator over the study and store (replace) its scores, system scores and signature.
 
     The study becomes a :class:`~evaluators.metrics.corpus.Corpus`
@@ -314,7 +316,8 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
     for sacrebleu's corpus metrics with two or more systems, the paired test
     of every system against the first (``paired``: ``"bs"``, ``"ar"`` or
     None) go on the :class:`Evaluator`.  ``nlp``: the language backend spec
-    (``lexicon``, ``spacy:NAME``) or a ready backend; None: the evaluator's default.
+    (``lexicon``, ``spacy:NAME``) or a ready backend; None: the evaluator's default.  ``built``: the
+    study's corpus when the caller already has it (several evaluators in a row build it once).
 
     Raises :class:`UnknownEvaluatorError` naming the available evaluators, or
     :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
@@ -340,7 +343,8 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
             backend = get_backend(nlp)
         except (ValueError, RuntimeError, ImportError, OSError) as exc:  # unknown kind; spaCy/pipeline missing
             raise EvaluationError(f"nlp: {exc}") from exc
-    built = build_study_corpus(study)
+    if built is None:
+        built = build_study_corpus(study)
     corpus = built.corpus
     if not corpus.segments:
         raise EvaluationError(f"{name}: study {study.slug!r} has no real item with a reference candidate: "

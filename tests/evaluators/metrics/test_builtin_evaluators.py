@@ -108,7 +108,7 @@ def test_document_level_concatenates_in_position_order():
 def test_evaluate_command(capsys):
     study = _study()
     out = StringIO()
-    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", stdout=out)
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out)
     lines = out.getvalue().splitlines()
     assert lines[0] == "chrf: 8 scores stored" and "pronoun-f: 8 scores stored" in lines
     chrf = Evaluator.objects.get(name="chrf")
@@ -116,7 +116,7 @@ def test_evaluate_command(capsys):
     assert f"  signature: {chrf.signature}" in lines and chrf.signature.startswith("nrefs:1|case:mixed|eff:yes|nc:6")
     assert any(line.startswith("  paired bootstrap resampling (1000 samples, seed 12345), baseline sys1")
                for line in lines)
-    call_command("evaluate", study.slug, "--evaluator", "chrf", "--no-paired", stdout=StringIO())  # rerun replaces
+    call_command("evaluate", study.slug, "--evaluator", "chrf", stdout=StringIO())  # rerun replaces (no test asked)
     assert MetricScore.objects.filter(evaluator__name="chrf").count() == 8
     assert Evaluator.objects.get(name="chrf").paired is None
     with pytest.raises(CommandError) as exc:
