@@ -23,6 +23,9 @@ _PARAMS = [
     OpenApiParameter("spam", str, enum=["drop", "keep"], description="Drop spam items from agreement (default) or keep them."),
     OpenApiParameter("excluded", str, enum=["drop", "keep"], description="Drop excluded annotators (default) or keep them."),
     OpenApiParameter("pilot", str, enum=["drop", "keep"], description="Drop pilot annotators' judgments (default) or keep them."),
+    OpenApiParameter("ranking_coding", str, enum=["system", "position"],
+                     description="Rankings: label a candidate pair by the winning system (default) or by position "
+                                 "(first / second / tie)."),
     OpenApiParameter("weights", str, enum=["identity", "quadratic", "linear", "ordinal"], description="Agreement weights."),
     OpenApiParameter("seed", {"type": "integer", "minimum": 0, "maximum": 2**32 - 1},
                      description="Bootstrap seed of the system ranking, 0 to 2³²−1 (default 0)."),

@@ -40,6 +40,7 @@ POLICY_CHOICES: dict[str, tuple[str, ...]] = {
     "spam": ("drop", "keep"),
     "excluded": ("drop", "keep"),
     "pilot": ("drop", "keep"),
+    "ranking_coding": ("system", "position"),
 }
 DEFAULT_POLICIES = {name: choices[0] for name, choices in POLICY_CHOICES.items()}
 UNITS = {"ranking": "candidate pairs", "choice": "items", "judgment": "items"}
@@ -50,7 +51,8 @@ NO_PHENOMENON = "(none)"
 
 METHODS: dict[str, str] = {
     "unit": "Rankings become one unit per item and candidate pair, in sorted system order (never screen order); "
-            "the label is the better-ranked system or 'tie' (Bojar et al. 2016). Choices and labels: one unit per item.",
+            "the label is the better-ranked system or 'tie' (Bojar et al. 2016) — or, with ranking_coding=position, "
+            "'first' / 'second' / 'tie' by the winner's place in the pair. Choices and labels: one unit per item.",
     "percent_agreement": "Share of agreeing rater pairs per unit, averaged over units rated twice or more "
                          "(Gwet 2014, ch. 2).",
     "gwet_ac1": "Gwet's AC1 (AC2 with weights): chance agreement from the category prevalence, robust when one "
@@ -174,10 +176,11 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
 
 
 # ---------------------------------------------------------------- conversions
-def _convert(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
+def _convert(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str,
+             ranking_coding: str = "system") -> tuple[pd.DataFrame, dict]:
     try:
         if protocol == "ranking":
-            return rt.ranking_to_pairs(frame, ties=ties, spam=spam, excluded=excluded)
+            return rt.ranking_to_pairs(frame, ties=ties, spam=spam, excluded=excluded, coding=ranking_coding)
         if protocol == "choice":
             return rt.choice_to_labels(frame, ties=ties, spam=spam, excluded=excluded)
         # judgment: one label per judgment (the label is repeated on every candidate row of the export)
@@ -203,16 +206,18 @@ def _without_ties(ratings: pd.DataFrame, applied: dict) -> tuple[pd.DataFrame, d
     return out, policies
 
 
-def _ratings_both(frame: pd.DataFrame, protocol: str, *, spam: str, excluded: str) -> dict[str, tuple[pd.DataFrame, dict]]:
+def _ratings_both(frame: pd.DataFrame, protocol: str, *, spam: str, excluded: str,
+                  ranking_coding: str = "system") -> dict[str, tuple[pd.DataFrame, dict]]:
     """Ratings with ties kept and with ties dropped, keyed by the ``ties`` policy."""
-    keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded)
+    keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded, ranking_coding=ranking_coding)
     if protocol == "judgment":
         return {"keep": keep, "drop": keep}
     return {"keep": keep, "drop": _without_ties(*keep)}
 
 
-def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str) -> tuple[pd.DataFrame, dict]:
-    return _ratings_both(frame, protocol, spam=spam, excluded=excluded)[ties]
+def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str,
+             ranking_coding: str = "system") -> tuple[pd.DataFrame, dict]:
+    return _ratings_both(frame, protocol, spam=spam, excluded=excluded, ranking_coding=ranking_coding)[ties]
 
 
 def _pairs(frame: pd.DataFrame, protocol: str, *, excluded: str) -> pd.DataFrame | None:
@@ -336,6 +341,7 @@ def report_from_frame(
     spam: str = "drop",
     excluded: str = "drop",
     pilot: str = "drop",
+    ranking_coding: str = "system",
     weights: str = "identity",
     seed: int = 0,
     n_boot: int = 1000,
@@ -348,12 +354,13 @@ def report_from_frame(
     ``ranking``, ``methods`` and ``notes``.  Floats are unrounded; anything
     undefined is ``None`` with a note.
     """
-    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot})
+    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
+                     "ranking_coding": ranking_coding})
     if protocol not in UNITS:
         raise ReportError(f"unknown protocol {protocol!r}")
     notes: list[str] = []
     frame, n_pilot = _pilot_policy(frame, pilot)
-    both = _ratings_both(frame, protocol, spam=spam, excluded=excluded)
+    both = _ratings_both(frame, protocol, spam=spam, excluded=excluded, ranking_coding=ranking_coding)
     ratings, applied = both[ties]
     report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
     try:
@@ -362,6 +369,7 @@ def report_from_frame(
         raise ReportError(str(exc)) from None
     report["policies"] = {
         "ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
+        "ranking_coding": ranking_coding if protocol == "ranking" else None,
         "invalid": "drop", "weights": weights, "seed": seed, "n_boot": n_boot,
         "n_judgments_in": applied.get("n_judgments_in", 0),
         "n_judgments_used": applied.get("n_judgments_used", 0),
@@ -402,8 +410,8 @@ def report_from_frame(
     if report["control"] is None and protocol != "judgment":
         notes.append("no real item shows a hidden reference: no control figure")
     pairs: pd.DataFrame | None
-    if protocol == "ranking" and spam == "drop":
-        pairs = both["keep"][0]  # the same conversion: real items, ties kept
+    if protocol == "ranking" and spam == "drop" and ranking_coding == "system":
+        pairs = both["keep"][0]  # the same conversion: real items, ties kept, labelled by winner
     else:
         pairs = _pairs(frame, protocol, excluded=excluded)
     report["ranking"] = _ranking(pairs, protocol,
@@ -487,16 +495,17 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
 
 
 def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", excluded: str = "drop", pilot: str = "drop",
-                  **_: Any) -> pd.DataFrame:
+                  ranking_coding: str = "system", **_: Any) -> pd.DataFrame:
     """The long ratings table the report's main agreement block is computed on.
 
     Columns ``item`` (the unit), ``rater``, ``label``, ``phenomenon``:
     ``agreement --ratings`` on it with ``--item item --rater rater --label label``
     gives the report's top-level coefficients again.
     """
-    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot})
+    _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
+                     "ranking_coding": ranking_coding})
     frame = _pilot_policy(stats_frame(study_export_frame(study), source=f"study {study.slug}")[0], pilot)[0]
     if frame.empty:
         return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
-    ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded)[0]
+    ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded, ranking_coding=ranking_coding)[0]
     return ratings[["item", "rater", "label", "phenomenon"]]

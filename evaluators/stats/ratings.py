@@ -246,6 +246,7 @@ def ranking_to_pairs(
     spam: str = "drop",
     excluded: str = "drop",
     references: str = "keep",
+    coding: str = "system",
 ) -> tuple[pd.DataFrame, dict]:
     """Rankings -> one unit per (item, candidate pair), label = winner or 'tie'.
 
@@ -262,7 +263,17 @@ def ranking_to_pairs(
     ``dropped_units["missing_rank"]``).  Invalid answers: rankings have none.
     Spam items / excluded annotators are dropped by default; references
     (``is_reference``) are kept as candidates unless ``references="drop"``.
+
+    Coding of the outcome (``coding``): ``"system"`` (default) labels a pair
+    by the winning system's name, so a study of k systems has k + 1
+    categories; ``"position"`` labels it ``first`` / ``second`` / ``tie`` —
+    the pair's first or second system (in sorted-name order) won — three
+    categories whatever k, the coding of pairwise-agreement studies that pool
+    pairs (e.g. Callison-Burch et al. 2007). Observed agreement is the same;
+    chance agreement, hence kappa and AC1, differs.
     """
+    if coding not in ("system", "position"):
+        raise ValueError(f"ranking coding {coding!r}: one of system, position")
     df, policies = _start(
         df, "ranking", ties=ties, spam=spam, excluded=excluded, references=references,
         references_counted_in="dropped_candidate_rows", needs=("ranking_to_pairs", "rank"),
@@ -283,7 +294,11 @@ def ranking_to_pairs(
     m = left.merge(right, on="judgment", suffixes=("_a", "_b"))
     m = m[m["system_a"] < m["system_b"]]
     ra, rb = m["rank_a"].to_numpy(), m["rank_b"].to_numpy()
-    label = np.where(ra < rb, m["system_a"].to_numpy(), np.where(rb < ra, m["system_b"].to_numpy(), TIE))
+    if coding == "position":
+        label = np.where(ra < rb, "first", np.where(rb < ra, "second", TIE))
+    else:
+        label = np.where(ra < rb, m["system_a"].to_numpy(), np.where(rb < ra, m["system_b"].to_numpy(), TIE))
+    policies["coding"] = coding
     out = pd.DataFrame(
         {
             "item": m["item"].astype(str) + "|" + m["system_a"] + "|" + m["system_b"],

@@ -50,6 +50,9 @@ class Command(BaseCommand):
                             help="Study: drop excluded annotators (default) or keep them.")
         parser.add_argument("--pilot", choices=("drop", "keep"), default="drop",
                             help="Study: drop pilot annotators' judgments (default) or keep them.")
+        parser.add_argument("--ranking-coding", choices=("system", "position"), default="system",
+                            help="Study, ranking: label each candidate pair by the winning system's name (default; "
+                                 "k+1 categories) or by position (first / second / tie; 3 categories).")
         parser.add_argument("--seed", type=int, default=0, help="Study: bootstrap seed of the system ranking (default 0).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Study: bootstrap resamples (default 1000).")
         parser.add_argument("--json", action="store_true", help="Print JSON (unrounded) instead of text.")
@@ -110,7 +113,7 @@ class Command(BaseCommand):
 
     def _study_options(self, opts: dict[str, Any]) -> dict[str, Any]:
         return {"ties": opts["ties"], "spam": opts["spam"], "excluded": opts["excluded"], "pilot": opts["pilot"],
-                "weights": opts["weights"], "seed": opts["seed"], "n_boot": opts["bootstrap"]}
+                "ranking_coding": opts["ranking_coding"], "weights": opts["weights"], "seed": opts["seed"], "n_boot": opts["bootstrap"]}
 
     def _study(self, opts: dict[str, Any]) -> dict:
         from evaluators.reports import study_stats

@@ -180,3 +180,15 @@ def test_report_frame_is_the_export_frame(ranked):
     full, _, _ = stats_frame(judgments_frame(ranked))
     pd.testing.assert_frame_equal(lean, full)
     assert (slug, protocol) == ("rk", "ranking") and len(lean) == ranked.items.count() * 3 * 3
+
+
+def test_ranking_coding_by_position_is_an_option_and_is_reported(ranked):
+    by_system = report(ranked.slug)
+    by_position = report(ranked.slug, ranking_coding="position")
+    assert by_system["policies"]["ranking_coding"] == "system"
+    assert by_position["policies"]["ranking_coding"] == "position"
+    assert set(by_position["categories"]) <= {"first", "second", "tie"}
+    assert len(by_system["categories"]) > 3 or set(by_system["categories"]) != {"first", "second", "tie"}
+    same = by_system["coefficients"]["percent_agreement"]["value"]
+    assert by_position["coefficients"]["percent_agreement"]["value"] == pytest.approx(same)
+    assert "ranking_coding=position" in by_position["methods"]["unit"]

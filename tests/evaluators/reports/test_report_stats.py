@@ -79,11 +79,13 @@ def test_judgment_protocol_report():
 
 def test_report_options_defaults_and_errors():
     options, errors = ss.report_options({})
-    assert options == {"ties": "keep", "spam": "drop", "excluded": "drop", "pilot": "drop", "weights": "identity",
-                       "seed": 0, "n_boot": 1000} and errors == {}
-    options, errors = ss.report_options({"ties": "drop", "bootstrap": "0", "weights": "cubic", "seed": "-1"})
+    assert options == {"ties": "keep", "spam": "drop", "excluded": "drop", "pilot": "drop",
+                       "ranking_coding": "system", "weights": "identity", "seed": 0, "n_boot": 1000} and errors == {}
+    options, errors = ss.report_options({"ties": "drop", "bootstrap": "0", "weights": "cubic", "seed": "-1",
+                                         "ranking_coding": "pos"})
     assert options["ties"] == "drop"
-    assert set(errors) == {"bootstrap", "weights", "seed"}
+    assert set(errors) == {"bootstrap", "weights", "seed", "ranking_coding"}
+    assert ss.report_options({"ranking_coding": "position"})[0]["ranking_coding"] == "position"
 
 
 def test_unknown_protocol_in_export():

@@ -228,3 +228,20 @@ def test_empty_output_keeps_the_phenomenon_column_as_text():
         choice_to_pairs(ranking_frame().iloc[:0]),
     ):
         assert len(out) == 0 and out["phenomenon"].dtype == object
+
+
+def test_position_coding_labels_pairs_first_second_tie():
+    """Same units, same observed agreement; three categories instead of one per system plus 'tie'."""
+    df = ranking_frame()
+    by_system, _ = ranking_to_pairs(df)
+    by_position, pol = ranking_to_pairs(df, coding="position")
+    assert pol["coding"] == "position"
+    assert list(by_position["item"]) == list(by_system["item"])
+    assert set(by_position["label"]) <= {"first", "second", "tie"}
+    expected = np.where(by_system["label"] == "tie", "tie",
+                        np.where(by_system["label"] == by_system["system_a"], "first", "second"))
+    assert list(by_position["label"]) == list(expected)
+    a, b = agreement(by_system), agreement(by_position)
+    assert a["coefficients"]["percent_agreement"]["value"] == pytest.approx(b["coefficients"]["percent_agreement"]["value"])
+    with pytest.raises(ValueError, match="ranking coding 'rank'"):
+        ranking_to_pairs(df, coding="rank")
