@@ -37,8 +37,10 @@ with no model download:
     ending (``-er``/``-ir`` except ``-ier``/``-yer`` and ~60 listed nouns such
     as ``hiver``, ``plaisir``; ~80 listed ``-re``/``-oir`` verbs such as
     ``faire``, ``voir``); the other words are ``X``
-    (an open-class word of unknown kind), or PROPN when capitalised and not
-    sentence-initial.  Other languages: only NUM, PUNCT, SYM, PROPN and ``X``.
+    (an open-class word of unknown kind), or PROPN when it is a name by the
+    entity heuristic below.  Other languages: only NUM, PUNCT, SYM, PROPN and
+    ``X``; languages written without spaces other than Chinese get no word
+    segmentation (a run of letters is one token).
   - Chinese: jieba's ICTCLAS tags mapped to UPOS (``n`` NOUN, ``nr``/``ns``/
     ``nt``/``nz`` PROPN, ``a`` ADJ, ``v`` VERB, ``r`` PRON, ...).
   - Penn tags (``tag``) and UD morphology of verbs and nouns (``morph``) only

@@ -201,3 +201,17 @@ def test_spacy_backend_with_a_pipeline_built_in_code_gives_the_same_verdicts() -
     bare = SpacyBackend(rule_pipeline())
     (a,) = LEXICAL_CONSISTENCY.evaluate(corpus(REFERENCE, {"A": REFERENCE}), nlp=bare).systems
     assert verdicts(a) == (0, 0, 0)
+
+
+def test_each_segment_is_analysed_in_its_own_target_language() -> None:
+    """A study mixing directions (DiaBLa) gives each segment's target language; French lemmas join maison/maisons."""
+    french = ["La maison est grande.", "Les maisons sont belles.", "Il part."]
+    hyp = ["La maison est grande.", "La maison est belle.", "Il part."]
+    mixed = Corpus(corpus(french, {"A": hyp}, document="fr").segments
+                   + corpus(REFERENCE, {"A": REFERENCE}, document="en").segments, target_language="en")
+    (as_english,) = LEXICAL_CONSISTENCY.evaluate(mixed).systems
+    assert verdicts(as_english) == (4, 0, 0)  # in English, maison and maisons are two lemmas: no word in focus
+    setattr(mixed, "segment_languages", {seg.key: "fr" for seg in mixed.segments if seg.document == "fr"})
+    (a,) = LEXICAL_CONSISTENCY.evaluate(mixed).systems
+    assert verdicts(a) == (5, 0, 0)  # + maison: 2 in the reference, 2 in the hypothesis
+    assert a.documents == {"fr": 100.0, "en": 100.0}
