@@ -370,8 +370,12 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
         rows.append(MetricScore(item=item, system=seg.system, score=float(seg.score),
                                 document=item.document_id if seg.document else ""))
     notes = list(built.notes)
+    # The corpus' own note on the target language says it already (the evaluators repeat it per system).
+    language_said = any(n.startswith("target language") for n in built.notes)
     for system in result.systems:  # a note every system has is said once; others name their system
         for note in system.notes:
+            if language_said and note.startswith(f"target language {corpus.target_language!r} was guessed"):
+                continue
             shared = all(note in other.notes for other in result.systems)
             text = note if shared or note.startswith(f"{system.system} ") else f"{system.system}: {note}"
             if text not in notes:
