@@ -68,8 +68,8 @@ def main() -> int:
     systems = diabla_documents(args.limit)
     payload = payload_of(systems)
     options = {"lowercase": args.lowercase}
-    theirs, _ = run_driver(scratch, "upstream", payload, options)
-    ours, _ = run_driver(scratch, "ours", payload, options)
+    theirs, _, _ = run_driver(scratch, "upstream", payload, options)
+    ours, _, _ = run_driver(scratch, "ours", payload, options)
     worst = 0.0
     bitwise = differing = 0
     print(f"authors' BLONDE(lowercase={args.lowercase}) vs our blonde with spacy:en_core_web_sm; scratch {scratch.root}")

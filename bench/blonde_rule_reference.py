@@ -46,7 +46,7 @@ def main() -> int:
         nlp.to_disk(Path(tmp) / "rules")
         payload = {s: {"hyps": h, "refs": r} for s, (h, r) in example_documents().items()}
         for lowercase in (False, True):
-            out, _ = run_driver(scratch, "upstream", payload, {"lowercase": lowercase},
+            out, _, _ = run_driver(scratch, "upstream", payload, {"lowercase": lowercase},
                                 pipeline_dir=Path(tmp) / "rules")
             for system in payload:
                 v = out[system]

@@ -38,6 +38,7 @@ import hashlib
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import tarfile
@@ -205,12 +206,14 @@ def payload_of(systems: dict[str, dict[str, tuple[list[str], list[str]]]]) -> di
 
 
 def run_driver(scratch: Scratch, which: str, payload: dict[str, Any],
-               options: dict[str, Any] | None = None, pipeline_dir: Path | None = None) -> tuple[dict[str, Any], float]:
+               options: dict[str, Any] | None = None,
+               pipeline_dir: Path | None = None) -> tuple[dict[str, Any], float, float]:
     """Run the authors' (``which="upstream"``) or our (``"ours"``) BlonDe as one whole process.
 
     ``pipeline_dir``: the authors' code loads this spaCy pipeline directory instead of en_core_web_sm
     (through a stand-in module ``en_core_web_sm`` put first on its path); only for ``"upstream"``.
-    Returns the driver's output (raw scores per system, in-process seconds) and the process's wall time.
+    Returns the driver's output (raw scores per system, in-process seconds) and the whole process's
+    wall time and CPU time (user + system, of the process and any children it waited for).
     """
     with tempfile.TemporaryDirectory(prefix="blonde-bench-") as tmp:
         data = Path(tmp) / "payload.json"
@@ -225,13 +228,16 @@ def run_driver(scratch: Scratch, which: str, payload: dict[str, Any],
         else:
             cmd = [str(scratch.python), "-W", "ignore", "-c", OURS_DRIVER, str(data)]
             env["PYTHONPATH"] = str(ROOT)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(scratch.root))
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{which} BlonDe failed:\n{proc.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result, seconds
+    return result, seconds, cpu
 
 
 def main() -> int:

@@ -219,35 +219,47 @@ def ngram_key(n: int) -> str:
 def sentence_features(sentence: Sentence, settings: BlondeSettings,
                       plus: Mapping[str, Sequence[str]] | None = None) -> Features:
     """C(S) for one analysed sentence (the authors' ``process_corpus`` counts, plus BlonDe+ phrases)."""
-    words = [t.text for t in sentence.tokens]
+    return features(sentence.text, [t.text for t in sentence.tokens],
+                    [t.tag or penn_verb_tag(t) for t in sentence.tokens] if "tense" in settings.weights else (),
+                    [(e.text, e.label) for e in sentence.entities], settings, plus)
+
+
+def features(text: str, words: Sequence[str], tags: Iterable[str], entities: Iterable[tuple[str, str]],
+             settings: BlondeSettings, plus: Mapping[str, Sequence[str]] | None = None) -> Features:
+    """C(S) from a sentence's text, token texts, Penn tags and (text, label) entities."""
     feats: Features = {}
     cats = settings.weights
     if "tense" in cats:
-        tags = Counter(tag for tag in (t.tag or penn_verb_tag(t) for t in sentence.tokens) if tag in _TENSE_SET)
-        feats["tense"] = tuple(tags[tag] for tag in TENSE_TAGS)
+        tagged = Counter(tags)
+        feats["tense"] = tuple(tagged[tag] for tag in TENSE_TAGS)
     if "pronoun" in cats:
         kinds = Counter(_PRONOUN_OF[w] for w in words if w in _PRONOUN_OF)
         feats["pronoun"] = tuple(kinds[k] for k in PRONOUN_TYPES)
     if "entity" in cats:
         person: Counter[str] = Counter()
         other: Counter[str] = Counter()
-        for ent in sentence.entities:
-            text = ent.text[:-2] if ent.text.endswith("’s") else ent.text
-            if ent.label in PERSON_LABELS:
-                person[text] += 1
-            elif ent.label in NON_PERSON_LABELS:
-                other[text] += 1
+        for ent_text, label in entities:
+            ent_text = ent_text[:-2] if ent_text.endswith("’s") else ent_text
+            if label in PERSON_LABELS:
+                person[ent_text] += 1
+            elif label in NON_PERSON_LABELS:
+                other[ent_text] += 1
         feats["entity"] = [person, other]
     if "dm" in cats:
-        lower = [w.lower() for w in words]
         dms: Counter[str] = Counter()
-        for i, w in enumerate(lower):
+        lower: list[str] | None = None
+        for i, w in enumerate(words):
+            w = w.lower()
             kind = _DM_SINGLE.get(w)
             if kind is not None:
                 dms[kind] += 1
-            for span, kind in _DM_MULTI.get(w, ()):
-                if tuple(lower[i:i + len(span)]) == span:
-                    dms[kind] += 1
+            spans = _DM_MULTI.get(w)
+            if spans:
+                if lower is None:
+                    lower = [x.lower() for x in words]
+                for span, kind in spans:
+                    if tuple(lower[i:i + len(span)]) == span:
+                        dms[kind] += 1
         feats["dm"] = tuple(dms[k] for k in DM_TYPES)
     for n in range(1, settings.max_order + 1):
         if n == 1:
@@ -255,13 +267,19 @@ def sentence_features(sentence: Sentence, settings: BlondeSettings,
         else:
             feats[ngram_key(n)] = [Counter(zip(*(words[k:] for k in range(n))))]
     if plus:
-        ordered = [c for c in PLUS_CATEGORIES if c in plus] + sorted(c for c in plus if c not in PLUS_CATEGORIES)
-        for category in ordered:
-            phrases = plus[category]
-            found: Counter[str] = Counter()
-            for phrase in phrases:
-                found[phrase] = len(re.findall(r"\b" + re.escape(phrase) + r"\b", sentence.text, re.IGNORECASE))
-            feats[f"plus:{category}"] = [found]
+        feats.update(plus_features(text, plus))
+    return feats
+
+
+def plus_features(text: str, plus: Mapping[str, Sequence[str]]) -> Features:
+    """BlonDe+ categories of one sentence: how often each annotated phrase occurs in it (whole words, any case)."""
+    feats: Features = {}
+    ordered = [c for c in PLUS_CATEGORIES if c in plus] + sorted(c for c in plus if c not in PLUS_CATEGORIES)
+    for category in ordered:
+        found: Counter[str] = Counter()
+        for phrase in plus[category]:
+            found[phrase] = len(re.findall(r"\b" + re.escape(phrase) + r"\b", text, re.IGNORECASE))
+        feats[f"plus:{category}"] = [found]
     return feats
 
 
@@ -522,24 +540,25 @@ class BlondeEvaluator:
                              "marked as ambiguous or omitted, per segment; none were given")
         systems = corpus.systems
         total_steps = len(systems) + 1
-        analyse = _analyser(backend, corpus.target_language, self.settings.lowercase)
+        featurize = _featurizer(backend, corpus.target_language, self.settings)
+        lowercase = self.settings.lowercase
         segments = corpus.segments
-        refs = analyse([seg.reference for seg in segments])
-        ref_feats = [sentence_features(s, self.settings, (annotations or {}).get(seg.key))
-                     for seg, s in zip(segments, refs)]
+        ref_feats = [_with_plus(f, seg.reference, (annotations or {}).get(seg.key), lowercase)
+                     for seg, f in zip(segments, featurize([seg.reference for seg in segments]))]
         if progress:
             progress(1, total_steps)
         result = EvaluationResult(evaluator=self.name, higher_is_better=True, systems=[])
         signature = self.signature(backend)
         for step, system in enumerate(systems, start=2):
             idx = [i for i, seg in enumerate(segments) if seg.hypotheses.get(system) is not None]
-            hyps = analyse([segments[i].hypotheses[system] for i in idx])
+            texts = [segments[i].hypotheses[system] for i in idx]
+            hyps = featurize(texts)
             docs: dict[str, Totals] = {}
             doc_keys: dict[str, list[str]] = {}
             corpus_totals = Totals()
-            for i, hyp in zip(idx, hyps):
+            for i, text, hyp in zip(idx, texts, hyps):
                 seg = segments[i]
-                hf = sentence_features(hyp, self.settings, (annotations or {}).get(seg.key))
+                hf = _with_plus(hyp, text, (annotations or {}).get(seg.key), lowercase)
                 doc = seg.document or f"segment:{seg.key}"
                 pair = pair_similarity(hf, ref_feats[i], self.settings)
                 corpus_totals.add(pair)
@@ -589,23 +608,37 @@ class BlondeEvaluator:
             notes=notes)
 
 
-def _analyser(backend: Backend, language: str, lowercase: bool) -> Callable[[list[str]], list[Sentence]]:
-    """Analyse texts once each (identical texts share one analysis), tags and entities only."""
-    cache: dict[str, Sentence] = {}
+def _featurizer(backend: Backend, language: str, settings: BlondeSettings) -> Callable[[list[str]], list[Features]]:
+    """C(S) of texts, each distinct text analysed once (identical texts share one analysis): tags and entities only.
 
-    def analyse(texts: list[str]) -> list[Sentence]:
-        if lowercase:
+    With the spaCy backend, the pipeline runs with only its tagging and NER components, batched
+    through ``nlp.pipe``, and features are read from the ``Doc`` arrays (:meth:`SpacyBackend.tagged`).
+    """
+    cache: dict[str, Features] = {}
+    need_entities = "entity" in settings.weights
+
+    def featurize(texts: list[str]) -> list[Features]:
+        if settings.lowercase:
             texts = [t.lower() for t in texts]
         todo = list(dict.fromkeys(t for t in texts if t not in cache))
         if todo:
-            if isinstance(backend, SpacyBackend):  # only the tagger and NER run
-                out = backend.analyse(todo, language, need={"tag", "entities"})
+            if isinstance(backend, SpacyBackend):
+                for text, (_text, words, tags, ents) in zip(
+                        todo, backend.tagged(todo, language, entities=need_entities)):
+                    cache[text] = features(text, words, tags, ents, settings)
             else:
-                out = backend.analyse(todo, language)
-            cache.update(zip(todo, out))
+                for text, sentence in zip(todo, backend.analyse(todo, language)):
+                    cache[text] = sentence_features(sentence, settings)
         return [cache[t] for t in texts]
 
-    return analyse
+    return featurize
+
+
+def _with_plus(feats: Features, text: str, plus: Mapping[str, Sequence[str]] | None, lowercase: bool) -> Features:
+    """A sentence's features with its BlonDe+ categories (annotations belong to a segment, not to a text)."""
+    if not plus:
+        return feats
+    return {**feats, **plus_features(text.lower() if lowercase else text, plus)}
 
 
 _SOURCE = "Jiang et al. 2022 (NAACL), BlonDe §4 and appendix; the authors' `blonde` 0.1.4 BLONDE() defaults"

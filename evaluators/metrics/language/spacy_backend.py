@@ -172,6 +172,21 @@ class SpacyBackend:
                         for n in off)
         return [to_sentence(doc, need, space_tag=space_tag) for doc in self.docs(segments, need)]
 
+    def tagged(self, segments: Sequence[str], language: str = "", *,
+               entities: bool = True) -> list[tuple[str, list[str], list[str], list[tuple[str, str]]]]:
+        """Per segment: its text, token texts, Penn tags and ``(text, label)`` entities; nothing else runs.
+
+        The lean path of a metric that needs only these (BlonDe): the pipeline runs with only the
+        components that give tags (and entities), and no :class:`Token` is built.  Gives exactly the
+        texts, tags and entities of :meth:`analyse` with ``need={"tag", "entities"}``.
+        """
+        self.check_language(language)
+        need = frozenset({"tag", "entities"} if entities else {"tag"})
+        off = self.disabled_for(need)
+        space_tag = any(self.nlp.get_pipe_meta(n).factory == "attribute_ruler" and self._space_tag_only(n)
+                        for n in off)
+        return [words_tags_entities(doc, space_tag=space_tag) for doc in self.docs(segments, need)]
+
     def split_sentences(self, text: str, language: str = "") -> list[str]:
         """``text`` cut into sentences by the pipeline's parser or senter, else by spaCy's rule sentencizer."""
         self.check_language(language)
@@ -200,3 +215,18 @@ def to_sentence(doc: Doc, need: Collection[str] = ANNOTATIONS, *, space_tag: boo
         for t in doc)
     entities = tuple(Entity(text=e.text, label=e.label_, start=e.start, end=e.end) for e in doc.ents)
     return Sentence(text=doc.text, tokens=tokens, entities=entities)
+
+
+def words_tags_entities(doc: Doc, *, space_tag: bool = False) -> tuple[str, list[str], list[str], list[tuple[str, str]]]:
+    """A ``Doc``'s text, token texts, Penn tags and ``(text, label)`` entities, read from its arrays.
+
+    ``space_tag``: tag whitespace tokens ``_SP`` (as :func:`to_sentence`).
+    """
+    strings = doc.vocab.strings
+    rows = doc.to_array(["ORTH", "TAG", "IS_SPACE"]).tolist() if len(doc) else []
+    words = [strings[orth] for orth, _tag, _space in rows]
+    if space_tag:
+        tags = ["_SP" if space else strings[tag] for _orth, tag, space in rows]
+    else:
+        tags = [strings[tag] for _orth, tag, _space in rows]
+    return doc.text, words, tags, [(e.text, e.label_) for e in doc.ents]

@@ -189,13 +189,13 @@ def test_identical_output_scores_100_and_systems_share_the_reference_analysis() 
     nlp = rule_pipeline()
     backend = SpacyBackend(nlp)
     seen: list[str] = []
-    real = backend.analyse
+    real = backend.tagged
 
     def counting(segments, language="", **kw):
         seen.extend(segments)
         return real(segments, language, **kw)
 
-    backend.analyse = counting  # type: ignore[method-assign]
+    backend.tagged = counting  # type: ignore[method-assign]
     refs = ["Qiao looked at the photo.", "She saw him, but he met her in Paris."]
     c = corpus(("d1", [(refs[0], {"same": refs[0], "other": "Joe looked."}),
                        (refs[1], {"same": refs[1], "other": "He saw her."})]))

@@ -150,3 +150,29 @@ def test_a_ruler_whose_only_tag_rule_is_space_is_skipped_for_tags_and_its_rule_r
     assert full.tokens[2].pos == "VERB" and fast.tokens[2].pos == ""
     # A ruler with any other TAG rule runs whenever tags are needed.
     assert SpacyBackend(rule_pipeline()).disabled_for({"tag"}) == ["entity_ruler"]
+
+
+def test_tagged_gives_what_analyse_gives_for_tags_and_entities() -> None:
+    # BlonDe's lean path reads texts, tags and entities from the Doc arrays; it must agree with analyse().
+    texts = ["Qiao looked at the photo.", "He  saw Acme in Paris on Monday.", "", "  ", "Joe’s  heart."]
+    backend = SpacyBackend(rule_pipeline())
+    full = backend.analyse(texts, "en", need={"tag", "entities"})
+    lean = backend.tagged(texts, "en")
+    assert len(lean) == len(texts)
+    for sentence, (text, words, tags, entities) in zip(full, lean):
+        assert text == sentence.text
+        assert words == [t.text for t in sentence.tokens]
+        assert tags == [t.tag for t in sentence.tokens]
+        assert entities == [(e.text, e.label) for e in sentence.entities]
+    assert lean[1][1][:2] == ["He", " "] and lean[1][2][:2] == ["PRP", ""]
+    assert lean[1][3] == [("Acme", "ORG"), ("Paris", "GPE"), ("Monday", "DATE")]
+    assert backend.tagged(texts[:1], "en", entities=False)[0][3] == []
+    with pytest.raises(BackendUnavailable, match="'fr'"):
+        backend.tagged(["Il est."], "fr")
+    # With a ruler that only tags whitespace (skipped), whitespace tokens are still tagged _SP.
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("attribute_ruler")
+    ruler.add([[{"IS_SPACE": True}]], {"TAG": "_SP"})  # type: ignore[attr-defined]
+    spaced = SpacyBackend(nlp)
+    assert spaced.tagged(["She  runs."])[0][2] == ["", "_SP", "", ""] == [
+        t.tag for t in spaced.analyse(["She  runs."])[0].tokens]
