@@ -109,19 +109,17 @@ class ApiGuardMiddleware:
         view_name, token_route = _route(request)
         address = ratelimit.client_address(request)
         uses_token = token_route or bool(request.META.get("HTTP_AUTHORIZATION"))
-        tokens = ratelimit.Limit.parse(settings.RATELIMIT_INVALID_TOKENS)
-        # Over the limit, the request still goes to the view: a valid token or session is
-        # answered as usual; an invalid one is turned into a 429 below.
-        limited = uses_token and ratelimit.ratelimit_count(bucket="token", address=address,
-                                                           limit=tokens) >= tokens.count
         if view_name == "annotation:prolific":
             entries = ratelimit.Limit.parse(settings.RATELIMIT_PROLIFIC)
             if ratelimit.ratelimit_hit(bucket="prolific", address=address, limit=entries) > entries.count:
                 return _too_many(request, ratelimit.retry_after(entries))
+        # Every request goes to the view, over the limit too: a valid token or session is answered
+        # as usual (and never touches the counters); a failure is counted, and past the limit its
+        # 401/404 becomes a 429.
         response = self.get_response(request)
         if uses_token and (response.status_code == 401 or (token_route and response.status_code == 404)):
-            ratelimit.ratelimit_hit(bucket="token", address=address, limit=tokens)
-            if limited:
+            tokens = ratelimit.Limit.parse(settings.RATELIMIT_INVALID_TOKENS)
+            if ratelimit.ratelimit_hit(bucket="token", address=address, limit=tokens) > tokens.count:
                 return _too_many(request, ratelimit.retry_after(tokens))
         return response
 

@@ -70,8 +70,13 @@ def _cache() -> BaseCache:
     if isinstance(cache, DatabaseCache):
         db = router.db_for_write(cache.cache_model_class)
         if db not in _tables_ready:
-            if cache.cache_model_class._meta.db_table not in connections[db].introspection.table_names():
-                call_command("createcachetable", database=db, verbosity=0)
+            table = cache.cache_model_class._meta.db_table
+            if table not in connections[db].introspection.table_names():
+                try:
+                    call_command("createcachetable", database=db, verbosity=0)
+                except Exception:  # noqa: BLE001 - another worker created it at the same moment?
+                    if table not in connections[db].introspection.table_names():
+                        raise
             _tables_ready.add(db)
     return cache
 

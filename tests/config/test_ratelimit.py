@@ -166,3 +166,14 @@ def test_two_app_servers_share_the_limit_through_redis(redis_url):
         with mock.patch.object(ratelimit, "caches", {"ratelimit": server}):
             assert client.get("/api/v1/annotate/next").status_code == 429
     servers[0].clear()
+
+
+def test_answered_requests_never_touch_the_counters():
+    """Valid tokens cost no counter read or write (without Redis that would be a query a request)."""
+    study = make_study(n_items=2)
+    good = Client(HTTP_AUTHORIZATION=f"Token {annotators_create(study=study, count=1)[0].token}")
+    with mock.patch.object(ratelimit, "_cache", side_effect=AssertionError("counter touched")) as spy:
+        assert good.get("/api/v1/annotate/next").status_code == 200
+        assert spy.call_count == 0
+        assert Client(HTTP_AUTHORIZATION="Token wrong").get("/api/v1/annotate/next").status_code == 401
+        assert spy.call_count == 1  # the failure is counted (the spy's error is logged and let through)
