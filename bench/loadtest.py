@@ -4,14 +4,17 @@ One run: a throwaway PostgreSQL cluster (bench/pgcluster.py); the app under
 gunicorn with a generated ranking study of ``--items`` items and ``--clients``
 invited annotators; ``--clients`` asyncio clients looping next → submit for
 ``--duration`` seconds over loopback (bench/loadtest_clients.py); optionally a
-fault in the middle (``--fault kill-worker``: SIGKILL one gunicorn worker;
-``--fault stop-db``: stop PostgreSQL for ``--outage`` seconds); the integrity of
-what the database holds afterwards (bench/loadtest_integrity.py); then the same
+fault in the middle (``--fault kill-worker``: SIGKILL a busy gunicorn worker ``--kills``
+times spread over the run; ``--fault stop-db``: stop PostgreSQL for ``--outage`` seconds);
+the integrity of what the database holds afterwards (bench/loadtest_integrity.py) — a
+fault run fails unless at least one submit failed and was retried with identical bytes,
+and the integrity check holds (:func:`fault_untested`); then the same
 clients against the bare baseline app (bench/baseline/) under the same gunicorn
 settings. Prints one table and writes it as JSON.
 
 Usage: ``python bench/loadtest.py [--items 2000] [--clients 100] [--duration 30]
-[--workers 4] [--threads 1] [--fault none|kill-worker|stop-db] [--explain]``.
+[--workers 4] [--threads 1] [--fault none|kill-worker|stop-db] [--kills 4] [--explain]``
+(``make loadtest FAULT=kill-worker LOADTEST_ARGS="--kills 6"``).
 """
 from __future__ import annotations
 
@@ -145,23 +148,50 @@ async def _busy_worker(server: Server) -> int:
     return random.choice(workers) if workers else 0
 
 
+async def _kill_workers(*, start: float, duration: float, kills: int, stats: RunStats, server: Server,
+                        info: dict[str, Any]) -> None:
+    """SIGKILL a busy worker ``kills`` times, evenly spread from 20 % to 80 % of the run; then, while no
+    submit has yet been retried (a kill may land between requests), once more every such interval
+    until 90 % of the run. Each kill is recorded (time, pid)."""
+    times = [start + duration * (0.2 + 0.6 * k / max(1, kills - 1)) for k in range(kills)] if kills > 1 \
+        else [start + duration * 0.4]
+    step = duration * 0.6 / max(1, kills - 1)
+    extra = times[-1] + step
+    while extra < start + duration * 0.9:
+        times.append(extra)
+        extra += step
+    for k, at in enumerate(times):
+        if k >= kills and stats.retried_identical["submit"]:
+            break
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        victim = await _busy_worker(server)
+        if not victim:
+            info.setdefault("errors", []).append("no worker found")
+            continue
+        os.kill(victim, signal.SIGKILL)
+        info["kills"].append({"at": time.monotonic(), "pid": victim})
+
+
 async def _inject(fault: str, *, at: float, latest: float, stats: RunStats, server: Server, cluster: Cluster,
-                  outage: float) -> dict[str, Any]:
-    """At ``at`` (time.monotonic()) — or later, once judgments flow, but no later than ``latest`` — inject the fault."""
-    await asyncio.sleep(max(0.0, at - time.monotonic()))
+                  outage: float, start: float, duration: float, kills: int) -> dict[str, Any]:
+    """Inject the fault once judgments flow (waiting no later than ``latest``): kill-worker from 20 % of the
+    run, several times (:func:`_kill_workers`); stop-db at ``at`` (time.monotonic())."""
+    await asyncio.sleep(max(0.0, min(at, start + duration * 0.2) - time.monotonic()))
     for _wait in range(1000):  # a fault before the first judgment would test nothing but start-up
         if stats.ack_times or time.monotonic() >= latest:
             break
         await asyncio.sleep(0.1)
     info: dict[str, Any] = {"kind": fault, "injected_at": time.monotonic()}
     if fault == "kill-worker":
-        victim = await _busy_worker(server)
-        if not victim:
-            info["error"] = "no worker found"
+        info["kills"] = []
+        await _kill_workers(start=start, duration=duration, kills=kills, stats=stats, server=server, info=info)
+        if not info["kills"]:
             return info
-        os.kill(victim, signal.SIGKILL)
-        info.update(pid=victim, ended_at=time.monotonic())
+        info.update(injected_at=info["kills"][0]["at"], ended_at=info["kills"][-1]["at"],
+                    pid=info["kills"][-1]["pid"])
     elif fault == "stop-db":
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        info["injected_at"] = time.monotonic()
         await asyncio.to_thread(cluster.stop, "fast")
         info["stopped_at"] = time.monotonic()
         await asyncio.sleep(outage)
@@ -171,19 +201,22 @@ async def _inject(fault: str, *, at: float, latest: float, stats: RunStats, serv
 
 
 async def _measure(*, target: Any, tokens: list[str], duration: float, fault: str, server: Server,
-                   cluster: Cluster, outage: float) -> tuple[Any, float, dict[str, Any] | None]:
+                   cluster: Cluster, outage: float, kills: int = 4) -> tuple[Any, float, dict[str, Any] | None]:
     start = time.monotonic()
     live = RunStats()
     clients = asyncio.create_task(run_clients(target=target, tokens=tokens, duration=duration, stats=live))
     info = None
     if fault != "none":
         info = await _inject(fault, at=start + duration * 0.4, latest=start + duration * 0.6, stats=live,
-                             server=server, cluster=cluster, outage=outage)
+                             server=server, cluster=cluster, outage=outage, start=start, duration=duration,
+                             kills=kills)
     stats, t0 = await clients
     if info is not None:
         for key in ("injected_at", "stopped_at", "ended_at"):
             if key in info:
                 info[key] = round(info[key] - t0, 2)
+        for kill in info.get("kills", []):
+            kill["at"] = round(kill["at"] - t0, 2)
         after = [t for t in stats.ack_times if t >= info.get("ended_at", info["injected_at"])]
         # Recovery: from the end of the fault (worker killed / database back) to the next acknowledged judgment.
         info["recovery_s"] = round(min(after) - info.get("ended_at", info["injected_at"]), 2) if after else None
@@ -208,7 +241,8 @@ def run_app(*, cluster: Cluster, env: dict[str, str], tokens: list[str], args: a
         cpu0 = (tree_cpu_seconds(server.proc.pid) if server.proc else 0, tree_cpu_seconds(postmaster_pid(cluster.data)),
                 time.process_time())
         stats, _t0, fault = asyncio.run(_measure(target=app_target(server.url), tokens=tokens, duration=args.duration,
-                                                 fault=args.fault, server=server, cluster=cluster, outage=args.outage))
+                                                 fault=args.fault, server=server, cluster=cluster, outage=args.outage,
+                                                 kills=args.kills))
         cpu = {"app": (tree_cpu_seconds(server.proc.pid) if server.proc else 0) - cpu0[0],
                "postgres": (tree_cpu_seconds(postmaster_pid(cluster.data)) - cpu0[1]) if args.fault != "stop-db" else None,
                "clients": time.process_time() - cpu0[2]}
@@ -252,6 +286,21 @@ def top_statements(url: str, limit: int = 6) -> list[dict[str, Any]]:
             for c, t, m, r, q in rows]
 
 
+def fault_untested(fault: str, stats: RunStats, info: dict[str, Any] | None) -> str:
+    """Why a fault run proves nothing ('' when it does): it must have made at least one submit fail and
+    be retried with identical bytes (and no retry may have changed its bytes). Integrity is checked apart."""
+    if fault == "none":
+        return ""
+    if fault == "kill-worker" and not (info or {}).get("kills"):
+        return "no worker was killed"
+    if sum(stats.retried_changed.values()):
+        return f"retries sent different bytes: {dict(stats.retried_changed)}"
+    if not stats.retried_identical["submit"]:
+        return (f"no submit failed and was retried (retried: {dict(stats.retried_identical) or 'none'}; "
+                f"errors: {dict(stats.errors) or 'none'})")
+    return ""
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -265,6 +314,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="threads per worker: 1 = sync workers, more = gthread")
     parser.add_argument("--fault", choices=("none", "kill-worker", "stop-db"), default="none")
     parser.add_argument("--outage", type=float, default=10.0, help="seconds PostgreSQL stays down (--fault stop-db)")
+    parser.add_argument("--kills", type=int, default=4,
+                        help="SIGKILLs of a busy worker spread over the run (--fault kill-worker; more follow, up to "
+                             "90%% of the run, until a submit has been retried)")
     parser.add_argument("--redundancy", type=int, default=3)
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline app")
     parser.add_argument("--explain", action="store_true",
@@ -325,6 +377,9 @@ def main() -> None:
         print(f"loadtest: results written to {out}")
         if result["integrity"]["violations"]:
             raise SystemExit("loadtest: integrity violations (see above)")
+        untested = fault_untested(args.fault, app["stats"], app["fault"])
+        if untested:
+            raise SystemExit(f"loadtest: the fault run tested nothing: {untested}")
     except KeyboardInterrupt:
         print("loadtest: interrupted; cleaning up", file=sys.stderr)
         raise SystemExit(130)

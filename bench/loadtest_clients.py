@@ -10,6 +10,7 @@ request, and a hard deadline after the run for a submit still being retried.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import time
@@ -54,6 +55,10 @@ class RunStats:
     replayed: int = 0  # 200: a retry whose first attempt had been stored
     gave_up: int = 0  # submits abandoned after MAX_ATTEMPTS or the hard deadline
     exhausted: int = 0  # clients told (204) that nothing is left
+    # Requests that failed at least once and then got an answer, per operation ("next", "submit"),
+    # split by whether every attempt sent the same bytes (the body's SHA-256 compared across attempts).
+    retried_identical: Counter[str] = field(default_factory=Counter)
+    retried_changed: Counter[str] = field(default_factory=Counter)
 
     def judgments_in(self, seconds: float) -> int:
         return sum(1 for t in self.ack_times if t <= seconds)
@@ -67,12 +72,15 @@ async def _request(session: aiohttp.ClientSession, method: str, url: str, *, op:
                    body: bytes | None, stop_at: float, stats: RunStats) -> tuple[int, dict | None] | None:
     """(status, JSON body) of the first attempt that is not a failure; None when retrying ran out.
 
-    Latency is recorded for that attempt only; failures count by kind.
+    Latency is recorded for that attempt only; failures count by kind. An answer after failures counts
+    as a retry, with identical or changed bytes (``RunStats.retried_*``).
     """
+    sent: set[str] = set()
     for attempt in range(MAX_ATTEMPTS):
         if attempt and time.monotonic() >= stop_at:
             break
         started = time.perf_counter()
+        sent.add(hashlib.sha256(body or b"").hexdigest())
         try:
             async with session.request(method, url, data=body, headers=headers) as resp:
                 raw = await resp.read()
@@ -81,6 +89,8 @@ async def _request(session: aiohttp.ClientSession, method: str, url: str, *, op:
                     stats.errors[f"{op} {resp.status}"] += 1
                 elif resp.status in (200, 201, 204):
                     (stats.next_ms if op == "next" else stats.submit_ms).append(elapsed)
+                    if attempt:
+                        (stats.retried_identical if len(sent) == 1 else stats.retried_changed)[op] += 1
                     return resp.status, (json.loads(raw) if raw else None)
                 else:  # 4xx: the benchmark's own bug or the app's; retrying will not help
                     stats.errors[f"{op} {resp.status}"] += 1

@@ -27,7 +27,8 @@ def _side(stats: Any, duration: float, percentile: Callable[[list[float], float]
             "judgments_per_s": round(n / duration, 1), "after_deadline": len(stats.ack_times) - n,
             "next_ms": _latency(stats.next_ms, percentile), "submit_ms": _latency(stats.submit_ms, percentile),
             "errors": dict(sorted(stats.errors.items())), "created_201": stats.created, "replayed_200": stats.replayed,
-            "gave_up": stats.gave_up, "clients_exhausted": stats.exhausted}
+            "gave_up": stats.gave_up, "clients_exhausted": stats.exhausted,
+            "retried_identical_bytes": dict(stats.retried_identical), "retried_changed_bytes": dict(stats.retried_changed)}
 
 
 def _timeline(ack_times: list[float], duration: float) -> list[int]:
@@ -98,10 +99,13 @@ def print_report(*, args: argparse.Namespace, app: dict[str, Any], baseline: Any
           f"clients {cpu['clients']}")
     fault = app["fault"]
     if fault:
+        kills = fault.get("kills", [])
         print(f"fault {fault['kind']}: injected at {fault['injected_at']} s"
               + (f", PostgreSQL back at {fault['ended_at']} s" if fault["kind"] == "stop-db" else
-                 f" (worker pid {fault.get('pid')})")
+                 f"; {len(kills)} SIGKILLs at " + ", ".join(f"{k['at']} s" for k in kills))
               + f"; first judgment acknowledged {fault['recovery_s']} s after the fault ended")
+        print(f"requests that failed and were retried until answered: identical bytes {a['retried_identical_bytes'] or 'none'}"
+              f", changed bytes {a['retried_changed_bytes'] or 'none'}")
         print("judgments per second: " + " ".join(str(c) for c in result["timeline_judgments_per_s"]))
     print(f"targets ({TARGETS}): " + "; ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in targets.items()))
     print("(the same throughput at 100,000 items as at 2,000 is checked across two runs: see docs/load.md)")
