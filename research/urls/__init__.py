@@ -14,5 +14,5 @@ urlpatterns = [
     path("reports/", include("research.urls.compare")),
     path("reports/", include("research.urls.reports")),
     path("api/v1/", include("research.urls.api")),
-    path("docs/<path:name>", doc_page, name="docs"),  # docs/*.md rendered for staff (research/views/docs.py)
+    path("help/<path:name>", doc_page, name="docs"),  # docs/*.md rendered for staff (research/views/docs.py)
 ]

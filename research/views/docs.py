@@ -1,10 +1,11 @@
-"""``/docs/<path>.md``: the project's own documentation (docs/), rendered from Markdown for staff.
+"""``/help/<path>.md``: the project's own documentation (docs/), rendered from Markdown for staff.
 
 The researcher pages name docs pages (the blinding warnings, the import page, the exports);
 this serves them from the checkout the application runs from, so a link always shows the
 version of the docs that matches the running code. Only ``.md`` files under docs/ are served
 (no other file, no path out of docs/); relative links between pages keep working because
-the URL mirrors the file's path.
+the URL mirrors the file's path. (Under /help/, not /docs/: Django's test live server
+serves files of the working directory by their path, so /docs/… would bypass this view there.)
 """
 from __future__ import annotations
 

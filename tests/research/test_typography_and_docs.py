@@ -53,7 +53,7 @@ def test_blinding_warning_links_the_rendered_docs_page(staff):
 @pytest.mark.parametrize("name", ["../README.md", "protocols/../../README.md", "img", "nope.md", "protocols/blinding.py",
                                   "/etc/passwd", "..%2FREADME.md"])
 def test_docs_view_serves_only_markdown_under_docs(staff, name):
-    assert staff.get("/docs/" + name).status_code == 404
+    assert staff.get("/help/" + name).status_code == 404
 
 
 def test_docs_are_staff_only(client, django_user_model):
