@@ -342,6 +342,9 @@ class WordListEvaluator:
                 if value is not None:
                     result.segments.append(SegmentScore(key=seg.key, system=system, score=float(value)))
             notes = list(lang_notes)
+            if not tally.segments:
+                notes.append("nothing to score: no segment's reference has a listed connective" if self.kind ==
+                             "connective" else "nothing to score: no segment has a pronoun on either side")
             if tally.undefined:
                 side = "hypothesis" if self.measure == "p" else "reference"
                 what = "precision" if self.measure == "p" else "recall"

@@ -28,7 +28,8 @@ def comparison_text(result: dict[str, Any]) -> str:
             mean = e["system_means"]["systems"].get(system, {})
             ci = (f"  mean {_fmt(mean['mean'], 4)} [{_fmt(mean['ci_low'], 4)}, {_fmt(mean['ci_high'], 4)}]"
                   if mean.get("mean") is not None else "")
-            lines.append(f"  #{s['rank']} {system}: {_fmt(s['score'], 4)}{ci}")
+            rank = '—' if s['rank'] is None else s['rank']
+            lines.append(f"  #{rank} {system}: {_fmt(s['score'], 4)}{ci}")
         for signature in (e.get("signature") or "").splitlines():
             lines.append(f"  signature: {signature}")
         paired = e.get("paired")
