@@ -13,8 +13,10 @@ class EvaluatorAdmin(admin.ModelAdmin):
     list_display = ("name", "study", "kind", "higher_is_better", "n_scores", "updated_at")
     list_filter = ("kind", "higher_is_better", "study")
     search_fields = ("name", "study__slug", "description")
-    readonly_fields = ("study", "name", "kind", "higher_is_better", "created_at", "updated_at")
-    fields = ("study", "name", "kind", "higher_is_better", "description", "created_at", "updated_at")
+    readonly_fields = ("study", "name", "kind", "higher_is_better", "signature", "backend", "system_scores", "notes",
+                       "paired", "created_at", "updated_at")
+    fields = ("study", "name", "kind", "higher_is_better", "description", "signature", "backend", "system_scores",
+              "notes", "paired", "created_at", "updated_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("study").annotate(_n=Count("scores"))

@@ -173,3 +173,14 @@ def test_blonde_with_a_spacy_backend_on_a_study_records_the_pipeline():
     assert evaluator.signature.startswith("blonde|") and "pipeline:en_rules_test@0.1.0" in evaluator.signature
     assert 0 < evaluator.system_scores["A"]["score"] < 100 and evaluator.system_scores["A"]["categories"]
     assert MetricScore.objects.filter(evaluator=evaluator).exclude(document="").count() == 2 * len(refs)
+
+
+def test_the_admin_shows_what_a_run_stored(client):
+    from django.contrib.auth.models import User
+    from django.urls import reverse
+
+    study = _study("reg-admin", EN, {"A": EN}, target_language="en")
+    evaluator = evaluator_run(study=study, name="chrf")
+    client.force_login(User.objects.create_superuser("adm", password="pw"))
+    page = client.get(reverse("admin:evaluators_evaluator_change", args=[evaluator.pk])).content.decode()
+    assert evaluator.signature in page and "system_scores" in page.replace("System scores", "system_scores")
