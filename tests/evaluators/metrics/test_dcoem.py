@@ -294,3 +294,13 @@ def test_registered_and_settings_checked() -> None:
         DcoemSettings(lookback=0)
     with pytest.raises(ValueError, match="level"):
         DcoemEvaluator(level="corpus")
+
+
+def test_default_lexicon_backend() -> None:
+    segs = [Segment("1", "d", "The car stopped.", {"A": "The car stopped."}),
+            Segment("2", "d", "Then he saw the automobile.", {"A": "Then him saw the auto."})]
+    [a] = DCOEM.evaluate(Corpus(segments=segs, target_language="en")).systems
+    # r1: lw [automobile (+car)] -> auto 0.5; r [he] -> him 0.5; c [then] -> 1; r0 has no marker
+    assert a.score == pytest.approx(100 * (0.5 + 0.5 + 1) / 3)
+    assert a.counts is not None and a.counts["sentences_undefined"] == 1
+    assert a.signature.startswith("dcoem|nrefs:1|lookback:5|depth:1|case:lc-keep-acronyms|nlp:lexicon|")
