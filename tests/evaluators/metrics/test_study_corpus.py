@@ -184,3 +184,19 @@ def test_the_admin_shows_what_a_run_stored(client):
     client.force_login(User.objects.create_superuser("adm", password="pw"))
     page = client.get(reverse("admin:evaluators_evaluator_change", args=[evaluator.pk])).content.decode()
     assert evaluator.signature in page and "system_scores" in page.replace("System scores", "system_scores")
+
+
+def test_a_chinese_study_gets_the_zh_tokenizer_and_the_chinese_lists():
+    refs = ["你们富人总以为钱能买到一切。", "你们想的太对了。", "当他回家的时候，她们已经走了。", "我喜欢茶，而他喜欢咖啡。"]
+    hyps = ["你富人总以为钱能买到一切。", "你们想的太对了。", "他回家，他们已经走了。", "我喜欢茶，而他喜欢咖啡。"]
+    study = _study("reg-zh", refs, {"A": hyps}, target_language="zh-Hans")
+    bleu = evaluator_run(study=study, name="bleu")
+    assert "tok:zh" in bleu.signature
+    pronouns = evaluator_run(study=study, name="pronoun-f")
+    assert "lang:zh|tok:words+jieba:0.42.1" in pronouns.signature
+    f = {r.item.external_id: r.score for r in MetricScore.objects.filter(evaluator=pronouns).select_related("item")}
+    assert f == {"ext-0": 0.0, "ext-1": 1.0, "ext-2": pytest.approx(2 * 1 / (2 + 2)), "ext-3": 1.0}
+    connectives = evaluator_run(study=study, name="connective-acc")
+    acc = {r.item.external_id: r.score for r in MetricScore.objects.filter(evaluator=connectives)
+           .select_related("item")}
+    assert acc == {"ext-2": 0.0, "ext-3": 1.0}  # 当…时候 missing in ext-2's hypothesis; 而 kept in ext-3
