@@ -7,7 +7,8 @@
 2. When spaCy can load ``en_core_web_sm`` (installed, or from ``--site DIR``, a site-packages directory added at the
    end of ``sys.path`` — e.g. the BlonDe check's scratch environment, see bench/blonde_upstream.py): the same for
    French->English with ``spacy:en_core_web_sm``, the samples both backends find, and how often the two backends give
-   the same tokens, UPOS, Penn tags and lemmas of the references, with the most frequent UPOS disagreements.
+   the same tokens, UPOS, Penn tags and lemmas of the references, with the most frequent UPOS disagreements; and
+   ``blonde`` on spaCy next to ``blonde-lex`` on the lexicon backend.
 3. Speed: 2,000 documents x 10 segments x 5 systems (20,000 segments, generated from DiaBLa's English text), CPU time
    of one ``evaluate`` with a fresh lexicon backend (its analysis of the texts included).
 """
@@ -38,7 +39,8 @@ def utterances() -> list[dict[str, str]]:
 
 
 def model_corpus(rows: list[dict[str, str]], model: str, source: str, target: str) -> Corpus:
-    segs = [Segment(f"{u['dialogue_id']}:{u['turn']}", u["dialogue_id"], u["reference"], {model: u["mt"]})
+    segs = [Segment(f"{u['dialogue_id']}:{u['turn']}", u["dialogue_id"], u["reference"].strip(),
+                    {model: u["mt"].strip()})
             for u in rows if u["model"] == model and u["source_language"] == source]
     return Corpus(segs, target_language=target)
 
@@ -90,6 +92,16 @@ def compare_with_spacy(rows: list[dict[str, str]], lexicon: LexiconBackend) -> N
                 same_lemma += x.lemma.lower() == y.lemma.lower()
                 if x.pos != y.pos:
                     confusions[(x.text.lower(), x.pos, y.pos)] += 1
+    from evaluators.metrics.blonde import BLONDE, BLONDE_LEX
+
+    for model in ("baseline", "2to2"):
+        corpus = model_corpus(rows, model, "french", "en")
+        for evaluator, nlp in ((BLONDE, spacy_backend), (BLONDE_LEX, lexicon)):
+            (score,) = evaluator.evaluate(corpus, nlp=nlp).systems
+            cats = score.categories or {}
+            f1 = {k: cats[k]["f1"] for k in ("tense", "pronoun", "entity", "dm", "1-gram", "4-gram") if k in cats}
+            print(f"{model:9s} {evaluator.name:10s} {nlp.name:22s} F1 {score.score:.4f}  dBlonDe "
+                  f"{cats['dblonde']['f1']:.2f}  " + "  ".join(f"{k} {v:.2f}" for k, v in f1.items() if v is not None))
     print(f"references tokenised identically: {same_seg}/{total_seg}; on their {n} tokens the same UPOS "
           f"{same_pos / n:.3f}, Penn tag {same_tag / n:.3f}, lemma {same_lemma / n:.3f}")
     print("most frequent UPOS disagreements (word, lexicon, spaCy, count):",
