@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,11 +71,8 @@ def blocks(n: int, smallest: int = 3, largest: int = 5) -> list[range]:
         return []
     k = math.ceil(n / largest)
     size, extra = divmod(n, k)
-    if size < smallest:  # only possible when largest < 2 * smallest - 1 leaves a gap (e.g. 3..4 and n = 5)
-        k = n // smallest
-        size, extra = divmod(n, k)
-        if size + (1 if extra else 0) > largest:
-            raise ValueError(f"{n} sentences cannot be cut into blocks of {smallest}..{largest}")
+    if size < smallest:  # k is the fewest blocks of at most `largest`: fewer are too long, more too short
+        raise ValueError(f"{n} sentences cannot be cut into blocks of {smallest}..{largest}")
     out, start = [], 0
     for i in range(k):
         length = size + (1 if i < extra else 0)
@@ -115,7 +112,7 @@ def judge(reference_count: int, hypothesis_count: int) -> str:
     return INCONSISTENT if hypothesis_count < reference_count else CONSISTENT
 
 
-def percentages(counts: Counter[str] | dict[str, int]) -> tuple[float | None, float | None]:
+def percentages(counts: Mapping[str, int]) -> tuple[float | None, float | None]:
     """(%Con, %Full), 0-100; None where the denominator is 0."""
     con, inc, und = counts.get(CONSISTENT, 0), counts.get(INCONSISTENT, 0), counts.get(UNDETERMINED, 0)
     pct_con = 100.0 * con / (con + inc) if con + inc else None
