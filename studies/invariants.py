@@ -15,6 +15,11 @@ judgments, the related names the ORM resolves at run time), not a ``locked_at``
 column that annotation would set: studies imports nothing of ours, nothing has
 to be kept in sync with the judgments, and the question is asked only on these
 edit paths (one EXISTS query), never on an annotator's request.
+
+Also here: the one slug rule of every path that names a study (:func:`slug_error`),
+the copy's title (:func:`free_copy_title`), and when the one-click "Normalise
+typography" may turn that setting on (:func:`typography_lock_reason`: a draft
+without judgments).
 """
 from __future__ import annotations
 
