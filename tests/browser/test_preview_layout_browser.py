@@ -102,6 +102,14 @@ def test_preview_marks_the_spam_copy_and_enter_advances_with_the_verdict(live_se
         page.keyboard.press("Enter")
         page.wait_for_url(f"**item={min(real + 1, total)}**")
         assert page.locator("[data-preview-outcome]").get_attribute("data-spam-check") is None
+        # At phone width the spam note and the outlined card are there too, and nothing scrolls sideways.
+        page.set_viewport_size(SIZES["390"])
+        page.goto(f"{base}?item={position}")
+        ready(page)
+        assert page.locator("[data-preview-spam-note]").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["390"]["width"]
+        problems += describe(axe_violations(page), "preview spam item (390)")
+        page.screenshot(path=str(screenshot_dir / "preview-spam-390.png"), full_page=True)
     finally:
         context.close()
     assert not problems, "\n".join(problems)
