@@ -9,4 +9,5 @@ urlpatterns = [
     path("<slug:slug>/", views.report, name="report"),
     path("<slug:slug>/report.json", views.report_json, name="report-json"),
     path("<slug:slug>/<str:table>.csv", views.report_csv, name="report-csv"),
+    path("<slug:slug>/<str:table>.<str:ext>", views.report_paper_table, name="report-paper"),
 ]

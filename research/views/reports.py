@@ -23,6 +23,7 @@ from studies.models import Study
 
 from evaluators.reports import selectors, study_stats
 from evaluators.reports import svg as report_svg
+from evaluators.reports import paper
 from evaluators.reports.tables import TABLES
 from evaluators.reports.text import COEFFICIENT_NAMES, coefficient_name
 
@@ -85,7 +86,12 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
         "judgments_command": f"python manage.py agreement --judgments {study.slug}.csv{_flags(options)} --json",
         "other_key": other_key,
         "choices": {"ties": ("keep", "drop"), "spam": ("drop", "keep"), "excluded": ("drop", "keep"),
-                    "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal")},
+                    "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal"),
+                    **({"ranking_coding": ("system", "position")} if study.protocol == "ranking" else {})},
+        "methods_paragraph": paper.methods_paragraph(report, paper.study_facts(study)),
+        "paper_tables": [(f"{name}.{ext}", reverse("evaluators:report-paper", args=[study.slug, name, ext]) + query)
+                         for name in paper.TABLE_NAMES for ext in ("tex", "md")
+                         if name != "ranking" or report.get("ranking")],
         "dropped": sorted(report["policies"].get("dropped", {}).items()),
     }
 
@@ -122,6 +128,23 @@ def report_json(request: HttpRequest, slug: str) -> HttpResponse:
     data = selectors.study_report_cached(study=study, options=options)
     response = JsonResponse(data, json_dumps_params={"allow_nan": False, "ensure_ascii": False})
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-report.json"'
+    return response
+
+
+@require_GET
+@staff_member_required
+def report_paper_table(request: HttpRequest, slug: str, table: str, ext: str) -> HttpResponse:
+    """The ranking or agreement table for a paper: LaTeX (booktabs, ``.tex``) or Markdown (``.md``)."""
+    if table not in paper.TABLE_NAMES or ext not in ("tex", "md"):
+        raise Http404(f"No table {table}.{ext}; tables: " + ", ".join(f"{t}.tex, {t}.md" for t in paper.TABLE_NAMES))
+    study, options, errors = _study_and_options(request, slug)
+    if errors:
+        return JsonResponse({"errors": errors}, status=400)
+    text = paper.table(selectors.study_report_cached(study=study, options=options), table,
+                       "latex" if ext == "tex" else "markdown")
+    kind = "text/x-tex" if ext == "tex" else "text/markdown"
+    response = HttpResponse(text, content_type=f"{kind}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-{table}.{ext}"'
     return response
 
 

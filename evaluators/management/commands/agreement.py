@@ -57,6 +57,13 @@ class Command(BaseCommand):
         parser.add_argument("--bootstrap", type=int, default=1000, help="Study: bootstrap resamples (default 1000).")
         parser.add_argument("--json", action="store_true", help="Print JSON (unrounded) instead of text.")
         parser.add_argument("--output", metavar="FILE", help="Write to FILE instead of standard output.")
+        parser.add_argument("--methods", action="store_true",
+                            help="Study: print a ready-to-edit methods paragraph (design, QC, agreement, ranking, "
+                                 "each statistic cited) instead of the report.")
+        parser.add_argument("--table", choices=("ranking", "agreement"),
+                            help="Study: print this table for a paper instead of the report (--table-format).")
+        parser.add_argument("--table-format", choices=("latex", "markdown"), default="latex",
+                            help="--table: LaTeX with booktabs (default) or Markdown.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         modes = [m for m in ("slug", "ratings", "judgments") if opts.get(m)]
@@ -69,9 +76,19 @@ class Command(BaseCommand):
             result = self._ratings(opts)
             text = agreement_text(result)
         else:
+            if (opts.get("methods") or opts.get("table")) and mode != "slug":
+                raise CommandError("--methods and --table need a study SLUG (the paragraph describes its design).")
             result = self._study(opts) if mode == "slug" else self._judgments(opts)
             text = study_report_text(result)
         out = dump_json(result) + "\n" if opts["json"] else text
+        if opts.get("methods") or opts.get("table"):
+            from evaluators.reports import paper
+            from studies.models import Study
+
+            if opts.get("methods"):
+                out = paper.methods_paragraph(result, paper.study_facts(Study.objects.get(slug=opts["slug"]))) + "\n"
+            else:
+                out = paper.table(result, opts["table"], opts["table_format"])
         if opts.get("output"):
             try:
                 with open(opts["output"], "w", encoding="utf-8") as fh:

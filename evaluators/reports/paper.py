@@ -1,0 +1,225 @@
+"""The study report as a paper needs it: a methods paragraph, and the ranking and agreement tables as LaTeX or Markdown.
+
+Everything here is built from the report dict (``agreement SLUG --json``) and a
+few facts about the study, so the paragraph and the tables show exactly the
+report's numbers. The paragraph is a draft to edit, with each statistic's
+citation; the LaTeX tables use ``booktabs`` (``\\toprule``, ``\\midrule``,
+``\\bottomrule``).
+"""
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+#: The product's release; the commit is added when the code runs from a git checkout.
+VERSION = "0.13"
+PRODUCT = "Discourse MT human evaluation"
+
+PROTOCOL_WORDS = {
+    "ranking": "ranked the candidate translations of each item from best to worst",
+    "choice": "chose the better of the candidate translations of each item",
+    "judgment": "labelled the candidate translation of each item",
+}
+COEFFICIENT_LABELS = {"percent_agreement": "Percent agreement", "gwet_ac1": "Gwet's AC1",
+                      "fleiss_kappa": "Fleiss' κ", "conger_kappa": "Conger's κ",
+                      "krippendorff_alpha": "Krippendorff's α", "brennan_prediger": "Brennan–Prediger",
+                      "cohen_kappa": "Cohen's κ"}
+LATEX_LABELS = {"percent_agreement": "Percent agreement", "gwet_ac1": "Gwet's AC$_1$",
+                "fleiss_kappa": "Fleiss' $\\kappa$", "conger_kappa": "Conger's $\\kappa$",
+                "krippendorff_alpha": "Krippendorff's $\\alpha$", "brennan_prediger": "Brennan--Prediger",
+                "cohen_kappa": "Cohen's $\\kappa$"}
+TABLE_NAMES = ("ranking", "agreement")
+FORMATS = ("latex", "markdown")
+
+
+@lru_cache(maxsize=1)
+def version() -> str:
+    """``VERSION`` plus the short commit when the code is a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=5, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{VERSION}, commit {commit}" if commit else VERSION
+
+
+@dataclass
+class StudyFacts:
+    """What the paragraph needs beyond the report: the study's design."""
+
+    protocol: str
+    unit: str  # "sentence" or "document"
+    n_items: int
+    n_spam_items: int
+    redundancy: int
+    n_annotators: int
+    n_excluded: int
+    min_seconds: float
+    spam_rate: float
+    auto_exclude_share: float | None
+    show_source: bool
+    allow_ties: bool
+    systems: list[str]
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _ci(block: dict) -> str:
+    if block.get("ci_low") is None or block.get("ci_high") is None:
+        return ""
+    return f", 95% CI [{_f(block['ci_low'])}, {_f(block['ci_high'])}]"
+
+
+def methods_paragraph(report: dict, facts: StudyFacts) -> str:
+    """A ready-to-edit methods paragraph; every figure from ``report``, every statistic cited."""
+    policies = report.get("policies", {})
+    coefs = report.get("coefficients", {})
+    unit_words = "document blocks" if facts.unit == "document" else "sentences in context"
+    source = "with the source text" if facts.show_source else "monolingually, without the source"
+    parts = [
+        f"We collected human judgments with {PRODUCT} (version {version()}). "
+        f"Annotators {PROTOCOL_WORDS.get(facts.protocol, 'judged each item')} ({unit_words}, shown {source}; "
+        f"system names hidden, candidate order randomised per annotator"
+        + ("; ties allowed" if facts.protocol == "ranking" and facts.allow_ties else "") + "). "
+        f"The study had {facts.n_items} items and {len(facts.systems)} candidate systems"
+        + (" including the human reference as a hidden control" if "control" in report and report["control"] else "")
+        + f"; each item was judged by {facts.redundancy} annotators, {facts.n_annotators} in all, "
+        f"giving {policies.get('n_judgments_in', 0)} judgments.",
+    ]
+    qc = [f"answers faster than {facts.min_seconds:g} s were flagged"]
+    if facts.n_spam_items:
+        qc.append(f"{facts.n_spam_items} control items with a scrambled candidate "
+                  f"({facts.spam_rate:.0%} of items) were mixed in")
+    if facts.auto_exclude_share is not None:
+        qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
+    if facts.n_excluded == 0:
+        excluded = "; no annotator was excluded."
+    else:
+        excluded = (f"; {facts.n_excluded} annotator{'s were' if facts.n_excluded != 1 else ' was'} excluded"
+                    + (" and their judgments left out of the analysis." if policies.get("excluded") == "drop"
+                       else ", their judgments kept in the analysis."))
+    parts.append("For quality control, " + "; ".join(qc) + excluded)
+    unit = report.get("unit", "items")
+    coding = policies.get("ranking_coding")
+    coding_words = ""
+    if facts.protocol == "ranking":
+        coding_words = (", each pair's outcome coded by the winning system"
+                        if coding != "position" else ", each pair's outcome coded as first, second or tie")
+    ties_words = "ties kept as a category" if policies.get("ties") == "keep" else "tied pairs removed"
+    ac1 = coefs.get("gwet_ac1") or {}
+    fleiss = coefs.get("fleiss_kappa") or {}
+    alpha = coefs.get("krippendorff_alpha") or {}
+    parts.append(
+        f"Inter-annotator agreement was computed over {report.get('n_items', 0)} {unit}{coding_words} "
+        f"({ties_words}; control items {'excluded' if policies.get('spam') == 'drop' else 'included'}): "
+        f"Gwet's AC1 = {_f(ac1.get('value'))}{_ci(ac1)} (Gwet, 2008), Fleiss' κ = {_f(fleiss.get('value'))} "
+        f"(Fleiss, 1971) and Krippendorff's α = {_f(alpha.get('value'))} (Krippendorff, 2011); standard "
+        "errors and intervals follow Gwet (2014).")
+    ranking = report.get("ranking")
+    if ranking and ranking.get("systems"):
+        ordered = ", ".join(f"{s['system']} ({_f(s.get('expected_wins'))})" for s in ranking["systems"])
+        boot = (f"with 95% confidence intervals from {ranking.get('n_boot')} bootstrap resamples of items "
+                f"(seed {ranking.get('seed')})" if ranking.get("n_boot") else "without bootstrap intervals")
+        parts.append(
+            f"Systems were ranked from the pairwise outcomes of real items by expected wins (Bojar et al., 2016), "
+            f"{boot}, with Bradley–Terry strengths (Bradley and Terry, 1952) alongside: {ordered}.")
+        sign = ranking.get("sign_test")
+        if sign:
+            parts.append(f"A two-sided sign test between {sign.get('system_a')} and {sign.get('system_b')} "
+                         f"gives p = {_f(sign.get('p_value'))} (ties left out; Läubli et al., 2018).")
+    control = report.get("control")
+    if control:
+        parts.append(f"The hidden reference won outright in {control['share']:.1%} of the {control['n_judgments']} "
+                     "judgments that showed it.")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- tables
+def _ranking_rows(report: dict) -> tuple[list[str], list[list[str]]]:
+    columns = ["Rank", "System", "Expected wins", "95% CI", "BT", "Wins", "Ties", "Losses"]
+    rows = []
+    for s in (report.get("ranking") or {}).get("systems", []):
+        rng = s.get("rank_range")
+        rank = str(s["rank"]) if not rng or rng[0] == rng[1] else f"{s['rank']} ({rng[0]}–{rng[1]})"
+        ci = s.get("expected_wins_ci")
+        rows.append([rank, s["system"], _f(s.get("expected_wins")),
+                     f"[{_f(ci[0])}, {_f(ci[1])}]" if ci and ci[0] is not None else "", _f(s.get("bt"), 2),
+                     str(s["wins"]), str(s["ties"]), str(s["losses"])])
+    return columns, rows
+
+
+def _agreement_rows(report: dict, *, latex: bool) -> tuple[list[str], list[list[str]]]:
+    columns = ["Coefficient", "Value", "SE", "95% CI", "p"]
+    rows = []
+    labels = LATEX_LABELS if latex else COEFFICIENT_LABELS
+    for key, label in labels.items():
+        c = (report.get("coefficients") or {}).get(key)
+        if not c:
+            continue
+        ci = f"[{_f(c.get('ci_low'))}, {_f(c.get('ci_high'))}]" if c.get("ci_low") is not None else ""
+        p = c.get("p_value")
+        rows.append([label, _f(c.get("value")), _f(c.get("se")), ci,
+                     ("< 0.001" if p is not None and p < 0.001 else _f(p))])
+    return columns, rows
+
+
+_LATEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "_": "\\_", "#": "\\#", "$": "\\$", "{": "\\{",
+          "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "–": "--", "<": "$<$"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def table(report: dict, name: str, fmt: str) -> str:
+    """The ``ranking`` or ``agreement`` table as ``latex`` (booktabs) or ``markdown``."""
+    if name not in TABLE_NAMES:
+        raise ValueError(f"table: {name!r} is not one of {', '.join(TABLE_NAMES)}")
+    if fmt not in FORMATS:
+        raise ValueError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    latex = fmt == "latex"
+    columns, rows = _ranking_rows(report) if name == "ranking" else _agreement_rows(report, latex=latex)
+    policies = report.get("policies", {})
+    if name == "ranking":
+        caption = (f"Human ranking of the systems by expected wins; 95% bootstrap CIs "
+                   f"({(report.get('ranking') or {}).get('n_boot')} resamples of items), bootstrap rank ranges in parentheses.")
+    else:
+        caption = (f"Inter-annotator agreement over {report.get('n_items', 0)} {report.get('unit', 'items')}, "
+                   f"{report.get('n_raters', 0)} annotators (ties {policies.get('ties')}, spam {policies.get('spam')}).")
+    if not latex:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines) + f"\n\n{caption}\n"
+    align = "l" * 2 + "r" * (len(columns) - 2) if name == "ranking" else "l" + "r" * (len(columns) - 1)
+    body = [" & ".join(cell if (name == "agreement" and k == 0) else _latex_escape(cell)
+                       for k, cell in enumerate(row)) + " \\\\" for row in rows]
+    return "\n".join([
+        "\\begin{table}[t]", "\\centering", f"\\begin{{tabular}}{{{align}}}", "\\toprule",
+        " & ".join(_latex_escape(c) for c in columns) + " \\\\", "\\midrule", *body, "\\bottomrule",
+        "\\end{tabular}", f"\\caption{{{_latex_escape(caption)}}}", f"\\label{{tab:{name}}}", "\\end{table}",
+    ]) + "\n"
+
+
+def study_facts(study: Any) -> StudyFacts:
+    """The design facts of a stored study (a few counting queries)."""
+    from annotation.models import Annotator  # the reports read annotation data; imported on use
+    from studies.models import Candidate
+
+    items = study.items
+    annotators = Annotator.objects.filter(study=study, assignments__judgments__isnull=False).distinct()
+    systems = sorted(set(Candidate.objects.filter(item__study=study, item__is_spam=False)
+                         .values_list("system", flat=True)))
+    return StudyFacts(protocol=study.protocol, unit=study.unit, n_items=items.filter(is_spam=False).count(),
+                      n_spam_items=items.filter(is_spam=True).count(), redundancy=study.redundancy,
+                      n_annotators=annotators.count(), n_excluded=annotators.filter(excluded=True).count(),
+                      min_seconds=study.min_seconds, spam_rate=study.spam_rate,
+                      auto_exclude_share=study.auto_exclude_share, show_source=study.show_source,
+                      allow_ties=study.allow_ties, systems=systems)
