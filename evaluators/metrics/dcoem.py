@@ -571,6 +571,9 @@ class DcoemEvaluator:
             notes.append(f"{undefined_docs} document(s) without any cohesive marker left out of the system mean")
         if missing:
             notes.append(f"{missing} sentence(s) not translated by this system left out")
+        if doc_scores and all(len(d.sentences) < 2 for d in doc_scores.values()):
+            notes.append("no document has more than one segment: nothing to look back to, so the LexiCoh-WordSub "
+                         "set is empty (DCoEM needs documents: give document ids)")
         if not language:
             notes.append("target language not given: scored as English (DCoEM's lists and WordNet are)")
         elif corpus.target_language_guessed:

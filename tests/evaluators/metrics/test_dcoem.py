@@ -304,3 +304,12 @@ def test_default_lexicon_backend() -> None:
     assert a.score == pytest.approx(100 * (0.5 + 0.5 + 1) / 3)
     assert a.counts is not None and a.counts["sentences_undefined"] == 1
     assert a.signature.startswith("dcoem|nrefs:1|lookback:5|depth:1|case:lc-keep-acronyms|nlp:lexicon|")
+
+
+def test_corpus_without_documents_is_noted() -> None:
+    backend = SpacyBackend(rule_pipeline(LEXICON))
+    segs = [Segment("1", "", "The car.", {"A": "The car."}), Segment("2", "", "The car and he.", {"A": "he"})]
+    [a] = DCOEM.evaluate(Corpus(segments=segs, target_language="en"), nlp=backend).systems
+    assert any("no document has more than one segment" in n for n in a.notes)
+    assert a.counts is not None and a.counts["lexicoh-wordsub"]["markers"] == 0
+    assert a.documents == {"segment:1": None, "segment:2": pytest.approx(50.0)}  # and 0 + he 1 over 2
