@@ -136,8 +136,45 @@ def _check(cmd: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> 
         raise RuntimeError(f"{' '.join(cmd[:3])} … failed ({proc.returncode}):\n{tail}")
 
 
+def _client_connections(port: int) -> set[str]:
+    """Socket inodes of the ESTABLISHED TCP connections whose local port is ``port`` (/proc/net/tcp, tcp6)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def _worker_sockets(pid: int) -> set[str]:
+    inodes: set[str] = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
 async def _busy_worker(server: Server) -> int:
-    """A worker that is serving a request now (its CPU time moves), so the kill interrupts one; else any worker."""
+    """A worker that holds a client's connection now — a sync worker holds one only while it serves a
+    request — so the kill interrupts a request in flight; else one whose CPU time moves; else any."""
+    for _try in range(400):  # ~2 s
+        connections = _client_connections(server.port)
+        serving = [pid for pid in server.workers() if _worker_sockets(pid) & connections]
+        if serving:
+            return random.choice(serving)
+        await asyncio.sleep(0.005)
     for _try in range(40):
         before = {pid: tree_cpu_seconds(pid) for pid in server.workers()}
         await asyncio.sleep(0.02)

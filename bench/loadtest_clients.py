@@ -139,6 +139,19 @@ async def _client(session: aiohttp.ClientSession, target: Target, token: str, *,
             stats.replayed += 1
 
 
+def client_session(connections: int, timeout: float = REQUEST_TIMEOUT) -> aiohttp.ClientSession:
+    """The clients' HTTP session (inside a running event loop)."""
+    # force_close: gunicorn's sync workers close every connection anyway; one fresh
+    # connection a request keeps both apps and every worker class on equal terms.
+    session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout),
+                                    connector=aiohttp.TCPConnector(limit=connections, force_close=True))
+    # aiohttp silently resends a GET once when the server drops the connection (RFC 9112's retry of
+    # idempotent requests); its only switch is this private attribute. Off, so every failure — a
+    # `next` cut by a killed worker included — goes through _request's own, counted retries.
+    session._retry_connection = False
+    return session
+
+
 async def run_clients(*, target: Target, tokens: list[str], duration: float, grace: float = 75.0,
                       seed: int = 1, stats: RunStats | None = None) -> tuple[RunStats, float]:
     """Run one client per token for ``duration`` seconds; returns the stats and the start (time.monotonic()).
@@ -146,11 +159,7 @@ async def run_clients(*, target: Target, tokens: list[str], duration: float, gra
     ``stats``, when given, is filled as the run goes (the fault injector watches it).
     """
     stats = stats if stats is not None else RunStats()
-    timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT)
-    # force_close: gunicorn's sync workers close every connection anyway; one fresh
-    # connection a request keeps both apps and every worker class on equal terms.
-    connector = aiohttp.TCPConnector(limit=len(tokens), force_close=True)
-    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+    async with client_session(len(tokens)) as session:
         t0 = time.monotonic()
         deadline = t0 + duration
         tasks = [_client(session, target, token, t0=t0, deadline=deadline, hard_deadline=deadline + grace,

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import Counter
 
-import aiohttp
+import pytest
 
 from bench.loadtest import fault_untested
-from bench.loadtest_clients import RunStats, _request
+from bench.loadtest_clients import RunStats, _request, client_session
 
 
 def test_a_fault_run_without_a_retried_submit_tested_nothing():
@@ -29,32 +30,38 @@ def test_a_fault_run_without_a_retried_submit_tested_nothing():
     assert "different bytes" in fault_untested("stop-db", stats, {"kind": "stop-db"})
 
 
-def test_a_dropped_submit_is_retried_with_identical_bytes_and_counted():
-    bodies: list[bytes] = []
-
+def _dropping_server(bodies: list[bytes]):
+    """A handler that drops the first connection without an answer (as a SIGKILLed worker does), then answers."""
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length")), 0)
         bodies.append(await asyncio.wait_for(reader.readexactly(length), 5))
         if len(bodies) == 1:
-            writer.transport.abort()  # the worker dies mid-request: no answer, connection reset
+            writer.transport.abort()  # connection reset, no answer
             return
         answer = json.dumps({"judgment": "j1", "revision": 1}).encode()
         writer.write(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nConnection: close\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (len(answer), answer))
         await writer.drain()
         writer.close()
+    return handle
 
-    async def scenario() -> tuple[tuple[int, dict] | None, RunStats]:
-        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+
+@pytest.mark.parametrize("method, op, body", [("POST", "submit", b'{"ranks": {"a": 1}}'), ("GET", "next", None)])
+def test_a_dropped_request_is_retried_with_identical_bytes_and_counted(method, op, body):
+    """Also a GET: aiohttp would resend it once by itself, unseen, if client_session did not turn that off."""
+    bodies: list[bytes] = []
+
+    async def scenario() -> tuple[tuple[int, dict | None] | None, RunStats]:
+        server = await asyncio.start_server(_dropping_server(bodies), "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         stats = RunStats()
         try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10),
-                                             connector=aiohttp.TCPConnector(force_close=True)) as session:
-                got = await _request(session, "POST", f"http://127.0.0.1:{port}/submit", op="submit",
-                                     headers={"Content-Type": "application/json"}, body=b'{"ranks": {"a": 1}}',
-                                     stop_at=asyncio.get_running_loop().time() + 30, stats=stats)
+            async with client_session(1, timeout=10) as session:
+                got = await _request(session, method, f"http://127.0.0.1:{port}/x", op=op,
+                                     headers={"Content-Type": "application/json"}, body=body,
+                                     stop_at=time.monotonic() + 30, stats=stats)
         finally:
             server.close()
             await server.wait_closed()
@@ -62,6 +69,26 @@ def test_a_dropped_submit_is_retried_with_identical_bytes_and_counted():
 
     got, stats = asyncio.run(asyncio.wait_for(scenario(), 60))
     assert got is not None and got[0] == 201
-    assert bodies == [b'{"ranks": {"a": 1}}'] * 2
-    assert stats.retried_identical == Counter({"submit": 1}) and not stats.retried_changed
+    assert bodies == [body or b""] * 2
+    assert stats.retried_identical == Counter({op: 1}) and not stats.retried_changed
     assert sum(stats.errors.values()) == 1
+
+
+def test_the_kill_finds_the_process_holding_a_client_connection():
+    """The victim of a kill is a worker that holds an accepted client connection (a request in flight)."""
+    import os
+    import socket
+
+    from bench.loadtest import _client_connections, _worker_sockets
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert not _client_connections(port) & _worker_sockets(os.getpid())
+        with socket.create_connection(("127.0.0.1", port)) as _client:
+            accepted, _ = listener.accept()
+            with accepted:
+                held = _client_connections(port) & _worker_sockets(os.getpid())
+                assert len(held) == 1
+                assert held == {str(os.fstat(accepted.fileno()).st_ino)}
