@@ -194,7 +194,8 @@ def lexical_pos(token: Token) -> tuple[bool, str | None]:
 
 
 def _lemma(token: Token) -> str:
-    return normalise(token.lemma or token.text)
+    """The token's lemma as compared (its form when the backend gives no lemma with a letter)."""
+    return (word_key(token.lemma) if token.lemma else None) or normalise(token.text)
 
 
 def _single(names: Iterable[str]) -> frozenset[str]:
@@ -269,7 +270,9 @@ def reference_sets(sentences: Sequence[Sentence], settings: DcoemSettings = Dcoe
         reference: list[Marker] = []
         conjunction: list[Marker] = []
         for token in sentence.tokens:
-            form = normalise(token.text)
+            form = word_key(token.text)
+            if form is None:  # no letter: punctuation, a number, a symbol
+                continue
             if form in PRONOUN_SYNSETS:
                 reference.append(Marker(form, frozenset({form}), frozenset(PRONOUN_SYNSETS[form]) - {form}))
             if form in _CONJUNCTION_SET:
