@@ -26,6 +26,8 @@ EXTENSIONS = ["tables", "fenced_code", "toc", "sane_lists"]
 def doc_path(name: str) -> Path:
     """The file of docs page ``name`` (e.g. ``protocols/blinding.md``); Http404 outside docs/ or not Markdown."""
     root = DOCS_DIR.resolve()
+    if "\x00" in name:
+        raise Http404(f"No documentation page {name!r}.")
     path = (root / name).resolve()
     if path.suffix != ".md" or not path.is_relative_to(root) or not path.is_file():
         raise Http404(f"No documentation page {name!r}.")

@@ -51,7 +51,7 @@ def test_blinding_warning_links_the_rendered_docs_page(staff):
 
 
 @pytest.mark.parametrize("name", ["../README.md", "protocols/../../README.md", "img", "nope.md", "protocols/blinding.py",
-                                  "/etc/passwd", "..%2FREADME.md"])
+                                  "/etc/passwd", "..%2FREADME.md", "a%00.md"])
 def test_docs_view_serves_only_markdown_under_docs(staff, name):
     assert staff.get("/help/" + name).status_code == 404
 
