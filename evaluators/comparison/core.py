@@ -78,6 +78,7 @@ from evaluators.comparison.contrastive import contrastive_block
 from evaluators.comparison.systems import paired_t_tests_block, system_means_block, unit_scores
 from evaluators.stats.agreement import agreement
 from evaluators.stats.correlation import compare_correlations, correlation, dip_scores, wmt_kendall_tau
+from evaluators.stats.meta import MetaSettings, meta_evaluate
 from evaluators.stats.ranking import system_ranking
 from evaluators.stats.ratings import TIE, protocol_pairs
 
@@ -406,6 +407,9 @@ def compare_frames(
     contrastive = contrastive_block(judgments=judgments, protocol=protocol, scores=scores, items=items,
                                     systems=known_systems, references=references,
                                     evaluators=[(e["name"], e["higher_is_better"]) for e in out_evaluators])
+    meta, meta_notes = _meta_block(pairs, scores, out_evaluators, oriented_by_name, human_series,
+                                   n_boot=n_boot, seed=seed)
+    notes += meta_notes
     return {
         "study": study,
         "protocol": protocol,
@@ -415,5 +419,63 @@ def compare_frames(
         "evaluators": out_evaluators,
         "williams": williams,
         "contrastive": contrastive,
+        "meta": meta,
         "notes": notes,
     }
+
+
+def human_segment_scores(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per (item, system): the share of its pairwise comparisons on that item it won (a tie counts ½).
+
+    The segment-level human score of the meta-evaluation: with rankings, a
+    system's pairs on an item come from every annotator's ranking of it, so
+    this is its mean "expected win" on the item.
+    """
+    a = pd.DataFrame({"item": pairs["source_item"], "system": pairs["system_a"],
+                      "credit": np.where(pairs["label"] == pairs["system_a"], 1.0,
+                                         np.where(pairs["label"] == TIE, 0.5, 0.0))})
+    b = pd.DataFrame({"item": pairs["source_item"], "system": pairs["system_b"],
+                      "credit": np.where(pairs["label"] == pairs["system_b"], 1.0,
+                                         np.where(pairs["label"] == TIE, 0.5, 0.0))})
+    both = pd.concat([a, b], ignore_index=True)
+    return both.groupby(["item", "system"], sort=True)["credit"].mean().reset_index()
+
+
+def _meta_block(pairs: pd.DataFrame | None, scores: pd.DataFrame, evaluators: list[dict[str, Any]],
+                oriented: Mapping[str, pd.Series], human_series: pd.Series, *, n_boot: int,
+                seed: int) -> tuple[dict[str, Any] | None, list[str]]:
+    """WMT meta-evaluation (evaluators/stats/meta.py) of the study's evaluators against the humans."""
+    if pairs is None or pairs.empty or not evaluators:
+        return None, []
+    human_seg = human_segment_scores(pairs)
+    names = [e["name"] for e in evaluators]
+    systems = sorted(s for s in human_series.index if all(s in oriented[n].index for n in names))
+    if len(systems) < 2:
+        return None, ["meta-evaluation needs at least two systems scored by the humans and by every evaluator"]
+    items = sorted(human_seg["item"].unique())
+    s_index = {s: k for k, s in enumerate(systems)}
+    i_index = {i: k for k, i in enumerate(items)}
+
+    def matrix(frame: pd.DataFrame, column: str) -> np.ndarray:
+        out = np.full((len(systems), len(items)), np.nan)
+        frame = frame[frame["system"].isin(s_index) & frame["item"].isin(i_index)]
+        out[frame["system"].map(s_index).to_numpy(), frame["item"].map(i_index).to_numpy()] = frame[column].to_numpy()
+        return out
+
+    metrics_seg = {}
+    for e in evaluators:
+        rows = scores[(scores["evaluator"] == e["name"]) & ~scores["is_spam_item"]][["item", "system", "score"]]
+        rows = rows.assign(score=rows["score"].astype(float) * (1.0 if e["higher_is_better"] else -1.0))
+        metrics_seg[e["name"]] = matrix(rows.drop_duplicates(["item", "system"]), "score")
+    result = meta_evaluate(
+        human_seg=matrix(human_seg, "credit"), metrics_seg=metrics_seg,
+        human_sys=np.array([human_series[s] for s in systems], dtype=float),
+        metrics_sys={n: np.array([oriented[n][s] for s in systems], dtype=float) for n in names},
+        settings=MetaSettings(seed=seed, resamples=min(max(n_boot, 1), 1000)))
+    block = result.as_dict()
+    block["settings"] = {**block["settings"], "systems": systems, "n_segments": len(items),
+                         "human_segment_score": "per item, the share of the system's pairwise comparisons it won "
+                                                "(tie = 1/2), over annotators",
+                         "human_system_score": "the comparison's human score (human.score)",
+                         "metric_orientation": "scores of lower-is-better evaluators negated before the statistics"}
+    return block, []

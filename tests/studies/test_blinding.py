@@ -148,7 +148,7 @@ def test_import_study_warns_on_stderr_and_imports_a_draft(tmp_path):
     assert out.getvalue().strip() == "diabla-mt-preference"
     assert Study.objects.get(slug=data["slug"]).status == "draft"  # a leaky file never goes live unseen
     assert "typographic quotes" in err.getvalue() and "21 of 48 items (44%)" in err.getvalue()
-    assert "is a draft: annotators get no work until it is opened" in err.getvalue()
+    assert "is a draft because of" in err.getvalue() and "annotators get no work until it is opened" in err.getvalue()
     Study.objects.all().delete()
     err = io.StringIO()
     call_command("import_study", write(tmp_path, shipped), stdout=io.StringIO(), stderr=err)

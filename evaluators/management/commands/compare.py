@@ -76,6 +76,7 @@ class Command(BaseCommand):
                             help="Human system score to correlate with (default expected_wins).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples for CIs (default 1000).")
         parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
+        parser.add_argument("--output", metavar="FILE", help="Write to FILE instead of standard output.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         study = Study.objects.filter(slug=opts["slug"]).first()
@@ -91,7 +92,14 @@ class Command(BaseCommand):
                                    f"available: {', '.join(sorted(known)) or 'none'}")
         result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
                                   n_boot=opts["bootstrap"], seed=opts["seed"])
-        if opts["json"]:
-            self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
+        out = (json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n" if opts["json"]
+               else comparison_text(result))
+        if opts["output"]:
+            try:
+                with open(opts["output"], "w", encoding="utf-8") as fh:
+                    fh.write(out)
+            except OSError as exc:
+                raise CommandError(f"--output: cannot write {opts['output']}: {exc.strerror or exc}") from None
+            self.stderr.write(f"written to {opts['output']}")
         else:
-            self.stdout.write(comparison_text(result), ending="")
+            self.stdout.write(out, ending="")

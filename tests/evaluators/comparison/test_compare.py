@@ -201,3 +201,23 @@ def test_judgment_protocol_reports_system_scores_only():
     assert m["systems"] == {"x": {"mean": 0.2, "n": 1, "score": 0.2, "rank": 1},
                             "y": {"mean": 0.4, "n": 1, "score": 0.4, "rank": 2}}
     assert any("gives no pairwise preferences" in n for n in r["notes"])
+
+
+def test_compare_carries_the_wmt_meta_evaluation_block(study, tmp_path):
+    """INTERFACES.md: ``compare SLUG --json`` carries the same ``meta`` block as ``meta_evaluate``."""
+    scores_import(study=study, file_name="e.csv", content=score_csv(name="errors", reverse=True, hib="false"))
+    r = study_comparison(study=study, n_boot=200)
+    meta = r["meta"]
+    assert set(meta) >= {"system", "segment", "clusters", "settings"}
+    oracle, reversed_, errors = (meta["system"][n] for n in ("oracle", "reversed", "errors"))
+    assert oracle["pairwise_accuracy"] == 1.0 and reversed_["pairwise_accuracy"] == 0.0
+    assert errors["pairwise_accuracy"] == 1.0  # lower is better: oriented before the statistics
+    assert meta["segment"]["oracle"]["acc_eq"] == pytest.approx(1.0)
+    assert meta["segment"]["reversed"]["acc_eq"] < 0.5
+    assert {c["metric"] for c in meta["clusters"]} == {"oracle", "reversed", "errors"}
+    assert meta["settings"]["systems"] == ["sys1", "sys2", "sys3", "sys4"]
+    # --output writes the same JSON to a file.
+    target = tmp_path / "compare.json"
+    call_command("compare", study.slug, "--json", "--bootstrap", "200", "--output", str(target), stderr=StringIO())
+    written = json.loads(target.read_text())
+    assert written["meta"]["system"]["oracle"] == meta["system"]["oracle"]
