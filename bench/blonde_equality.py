@@ -1,6 +1,6 @@
 """Our BlonDe vs the authors' implementation on real multi-document output (DiaBLa, French -> English).
 
-``python bench/blonde_equality.py [--scratch DIR] [--limit N] [--lowercase]``
+``python bench/blonde_equality.py [--scratch DIR] [--limit N] [--lowercase] [--documents]``
 
 For each DiaBLa MT system (``baseline``, ``2to2``; 72 dialogues each, their
 dialogues as documents), the corpus score against the references by
@@ -14,12 +14,14 @@ dialogues as documents), the corpus score against the references by
 each in its own process of the scratch environment (bench/blonde_upstream.py
 makes it: ``python bench/blonde_upstream.py --setup``), both on the same
 ``en_core_web_sm`` 3.8.0.  Compares, unscaled (0-1), BlonDe P/R/F1 and every
-category's P/R/F1 (tense, pronoun, entity, dm, 1-4-gram, dBlonDe, sBlonDe);
-prints them with the largest difference, and exits 1 if any differs by more
-than 1e-9.  (The authors average dBlonDe's and sBlonDe's categories in the
-iteration order of a Python ``set`` of strings, which changes from process to
-process, so those two may differ in the last bit; everything else is expected
-to be bit-identical.)  Without the scratch environment it says what is
+category's P/R/F1 (tense, pronoun, entity, dm, 1-4-gram, dBlonDe; their
+sBlonDe, which we report with BlonDe+ only, is left out); with ``--documents``
+also each document's BlonDe F1 (theirs: ``corpus_score`` of that document
+alone).  Prints them with the largest difference, and exits 1 if any differs
+by more than 1e-9.  (The authors average dBlonDe's categories in the iteration
+order of a Python ``set`` of strings, which changes from process to process,
+so dBlonDe may differ in the last bit; everything else is expected to be
+bit-identical.)  Without the scratch environment it says what is
 missing and exits 0: this is a benchmark, not part of ``make test``.
 """
 from __future__ import annotations
@@ -60,6 +62,8 @@ def main() -> int:
     parser.add_argument("--scratch", type=Path, default=DEFAULT_SCRATCH)
     parser.add_argument("--limit", type=int, default=None, help="dialogues per system (default: all)")
     parser.add_argument("--lowercase", action="store_true", help="both with lowercasing on (default: off, the API's)")
+    parser.add_argument("--documents", action="store_true",
+                        help="also each document's BlonDe F1 (theirs: corpus_score of that document alone)")
     args = parser.parse_args()
     scratch = find_scratch(args.scratch)
     if isinstance(scratch, str):
@@ -68,7 +72,7 @@ def main() -> int:
     systems = diabla_documents(args.limit)
     payload = payload_of(systems)
     options = {"lowercase": args.lowercase}
-    theirs, _, _ = run_driver(scratch, "upstream", payload, options)
+    theirs, _, _ = run_driver(scratch, "upstream", payload, {**options, "documents": args.documents})
     ours, _, _ = run_driver(scratch, "ours", payload, options)
     worst = 0.0
     bitwise = differing = 0
@@ -94,6 +98,15 @@ def main() -> int:
             bitwise += diff == 0.0
             differing += diff != 0.0
             print(f"  {label:<10} {kind:<3} {a!r:<22} {b!r:<22} {diff:.2g}")
+    if args.documents:
+        doc_worst, n_docs = 0.0, 0
+        for model in systems:
+            for a, b in zip(theirs[model]["documents"], ours[model]["documents"]):
+                # ours are on the 0-100 scale; x * 100 rounds, so equal values agree to ~1e-14
+                doc_worst = max(doc_worst, difference(None if a is None else a * 100, b))
+                n_docs += 1
+        print(f"\ndocument BlonDe F1 (0-100), {n_docs} documents: largest difference {doc_worst:.3g}")
+        worst = max(worst, doc_worst / 100)
     print(f"\n{bitwise + differing} values compared: {bitwise} bit-identical, {differing} differ; "
           f"largest difference {worst:.3g} (tolerance {TOLERANCE:g})")
     return 0 if worst <= TOLERANCE else 1

@@ -70,6 +70,7 @@ t0 = time.perf_counter()
 from blonde import BLONDE  # loads en_core_web_sm at import
 data = json.load(open(sys.argv[2]))
 options = data.pop("__options__", {})
+documents = options.pop("documents", False)
 out = {}
 t1 = time.perf_counter()
 for name, sysdata in data.items():
@@ -77,6 +78,9 @@ for name, sysdata in data.items():
     d = score.detail
     out[name] = {"F1": score.F1, "R": score.recall, "P": score.precision,
                  "categories": {str(k): [d["precisions"][k], d["recalls"][k], d["F1s"][k]] for k in d["F1s"]}}
+    if documents:  # each document scored on its own: BLONDE().corpus_score of a one-document corpus
+        out[name]["documents"] = [BLONDE(**options).corpus_score([h], [[r]]).F1
+                                  for h, r in zip(sysdata["hyps"], sysdata["refs"])]
 out["__seconds__"] = {"import": t1 - t0, "scoring": time.perf_counter() - t1}
 print(json.dumps(out))
 """
@@ -97,6 +101,7 @@ evaluator = BlondeEvaluator(name="blonde", description="", settings=settings)
 backend = get_backend("spacy:en_core_web_sm")
 t1 = time.perf_counter()
 documents = {}  # a reference document -> its segments; systems with the same reference share them
+doc_ids = {}  # system -> the ids of its documents, in its order
 for name, sysdata in data.items():
     for hyp_doc, ref_doc in zip(sysdata["hyps"], sysdata["refs"]):
         doc = documents.setdefault(tuple(ref_doc), [])
@@ -106,6 +111,7 @@ for name, sysdata in data.items():
                        for i, ref in enumerate(ref_doc))
         for segment, hyp in zip(doc, hyp_doc):
             segment.hypotheses[name] = hyp
+        doc_ids.setdefault(name, []).append(doc[0].document)
 segments = [segment for doc in documents.values() for segment in doc]
 result = evaluator.evaluate(Corpus(segments=segments, target_language="en"), nlp=backend)
 t2 = time.perf_counter()
@@ -114,7 +120,8 @@ for s in result.systems:
     totals = Totals(matched=s.counts["matched"], hypothesis=s.counts["hypothesis"], reference=s.counts["reference"])
     sc = score_totals(totals, settings)
     out[s.system] = {"F1": sc.f1, "R": sc.recall, "P": sc.precision, "score": s.score, "signature": s.signature,
-                     "categories": {k: list(v) for k, v in sc.categories.items()}}
+                     "categories": {k: list(v) for k, v in sc.categories.items()},
+                     "documents": [s.documents[d] for d in doc_ids[s.system]]}  # BlonDe F1, 0-100
 out["__seconds__"] = {"import": t1 - t0, "scoring": t2 - t1}
 print(json.dumps(out))
 """
