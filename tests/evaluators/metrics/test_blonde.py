@@ -43,7 +43,10 @@ def figure3_features(entity: list[str], vbd: int, vbz: int, pronouns: Sequence[i
     }
 
 
-# Figure 3: REF and MTA, sentences a-d, as the figure counts them.
+# Figure 3: REF and MTA, sentences a-d, as the figure counts them.  Counts, not text through a tagger: the figure
+# counts only its coloured verbs (not "saw", nor "meeting"), and its MTA d) row has one feminine pronoun that the
+# printed sentence lacks ("Joe's heart is squeaky as soon as he saw him, and he quickly stands up." -> [3, 1, 0, 0]),
+# which footnotes 11-13's (1, 2, 4, 0), (1, 7, 6, 0) and (2, 7, 5, 2) need.
 REF = [figure3_features(["Qiao"], 2, 0, (0, 0, 0, 0), (0, 0, 0, 0)),
        figure3_features([], 1, 0, (0, 1, 0, 0), (0, 0, 0, 0)),
        figure3_features([], 2, 0, (0, 0, 1, 0), (0, 0, 0, 1)),
@@ -69,6 +72,33 @@ def test_figure_3_similarity_vector_is_1_2_4_0() -> None:
     assert [t.matched[c] for c in cats] == [1, 2, 4, 0]  # footnote 11
     assert [t.hypothesis[c] for c in cats] == [1, 7, 6, 0]  # footnote 13: sim(MTA, MTA)
     assert [t.reference[c] for c in cats] == [2, 7, 5, 2]  # sim(REF, REF)
+
+
+def test_figure_3_from_text_through_the_in_code_spacy_pipeline() -> None:
+    # The figure's sentences through the spaCy backend (rule pipeline): the tagger tags the figure's coloured verbs
+    # only, and "Qiao" is the one entity (the figure does not count "Joe").
+    lexicon = {"looked": ("VBD", "VERB", "look"), "recalled": ("VBD", "VERB", "recall"),
+               "was": ("VBD", "AUX", "be"), "were": ("VBD", "AUX", "be"), "jolted": ("VBD", "VERB", "jolt"),
+               "stood": ("VBD", "VERB", "stand"), "is": ("VBZ", "AUX", "be"), "meet": ("VBP", "VERB", "meet"),
+               "stands": ("VBZ", "VERB", "stand")}
+    ref = ["Qiao looked at the photo and recalled twenty years ago.",
+           "This bearded man was her newlywed husband.",
+           "yet this was the first time they were meeting with each other.",
+           "So Qiao's heart jolted as soon as she saw him, and she quickly stood up."]
+    mta = ["Qiao looked at the photo and recalled twenty years ago.",
+           "This bearded man is her newlywed husband.",
+           "This is the first time they meet with each other.",
+           "Joe's heart is squeaky as soon as he saw him, and he quickly stands up."]
+    c = corpus(("fig3", [(r, {"MTA": h}) for r, h in zip(ref, mta)]))
+    ev = BlondeEvaluator(name="blonde", description="", settings=UNIFORM)
+    (a,) = ev.evaluate(c, nlp=SpacyBackend(rule_pipeline(lexicon, {"Qiao": "PERSON"}))).systems
+    assert a.counts is not None
+    cats = ("entity", "tense", "pronoun", "dm")
+    # (1, 2, 4, 0) in the figure: its MTA d) row counts a feminine pronoun ([3, 1, 0, 0]) that the printed
+    # sentence lacks; from the text, d) matches one masculine pronoun only.
+    assert [a.counts["matched"][k] for k in cats] == [1, 2, 3, 0]
+    assert [a.counts["hypothesis"][k] for k in cats] == [1, 7, 5, 0]
+    assert [a.counts["reference"][k] for k in cats] == [2, 7, 5, 2]  # footnote 13's sim(REF, REF)
 
 
 def test_figure_3_precision_recall_f_and_the_authors_means() -> None:
