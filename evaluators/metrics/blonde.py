@@ -4,7 +4,10 @@ Source: Y. E. Jiang, T. Liu, S. Ma, D. Zhang, J. Yang, H. Huang, R. Sennrich,
 R. Cotterell, M. Sachan, M. Zhou (2022). *BlonDe: An Automatic Evaluation
 Metric for Document-level Machine Translation.* NAACL.  Checked against the
 authors' released implementation (package ``blonde`` 0.1.4, MIT), whose Python
-API defaults this module reproduces (see docs/evaluators.md, "BlonDe").
+API defaults this module reproduces (see docs/evaluators.md, "BlonDe"): with the
+spaCy backend and the same pipeline the corpus and document scores equal theirs
+(``python bench/blonde_equality.py [--documents] [--lowercase]``, which needs the
+scratch environment of bench/blonde_upstream.py).
 
 Definition, per aligned (hypothesis, reference) sentence pair ``i``:
 

@@ -19,6 +19,9 @@ What it does
   reads (``tag``, ``pos``, ``morph``, ``lemma``, ``entities``); components
   nothing needs (the parser, the lemmatizer, NER, ...) are disabled for that
   call.  Components of unknown kind (custom ones) always run.
+* :meth:`SpacyBackend.tagged` is the lean path of a metric that needs only
+  token texts, Penn tags and entities (BlonDe): only the components that give
+  them run, and they are read from the ``Doc`` arrays without building tokens.
 * The signature names the pipeline with its version and spaCy's version, e.g.
   ``nlp:spacy:en_core_web_sm|pipeline:en_core_web_sm@3.8.0|spacy:3.8.7``.
 """
