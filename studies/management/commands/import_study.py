@@ -61,8 +61,8 @@ class Command(BaseCommand):
         except StudyFileError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors))
         if study.status == "draft":
-            why = (f"because of {len(warnings)} blinding warning(s) above " if warnings and options["status"] is None
-                   and not (isinstance(data, dict) and "status" in data) else "")
-            self.stderr.write(f"{path}: study {study.slug!r} is a draft {why}: annotators get no work until it is "
-                              "opened (the study's page or the admin; or import again with --open)".replace("  ", " "))
+            leaky = warnings and options["status"] is None and not (isinstance(data, dict) and "status" in data)
+            why = f" because of the {len(warnings)} blinding warning(s) above" if leaky else ""
+            self.stderr.write(f"{path}: study {study.slug!r} is a draft{why}: annotators get no work until it is "
+                              "opened (the study's page or the admin; or import again with --open)")
         self.stdout.write(study.slug)
