@@ -74,6 +74,8 @@ typecheck: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run.py
 	$(PY) bench/meta_speed.py
+	$(PY) bench/evaluators_speed.py
+	$(PY) bench/score_speed.py
 
 # Load benchmark (docs/load.md): gunicorn + a throwaway PostgreSQL cluster + asyncio clients.
 # make loadtest ITEMS=100000 | FAULT=kill-worker | FAULT=stop-db | EXPLAIN=1 | PROFILE=1
