@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +18,10 @@ from evaluators.stats.mqm import (
     mqm_segment_scores,
     system_scores,
 )
+
+
+def by_system(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {str(k): {str(c): x for c, x in v.items()} for k, v in df.set_index("system").to_dict("index").items()}
 
 
 def frame(rows: list[tuple]) -> pd.DataFrame:
@@ -165,14 +171,14 @@ def test_bootstrap_ci_is_seeded_paired_and_contains_the_score() -> None:
                 else:
                     rows.append((system, seg, rater, "No-error", "No-error"))
     seg_scores = mqm_segment_scores(frame(rows))
-    a = bootstrap_system_ci(seg_scores, n_boot=500, seed=7).set_index("system")
-    b = bootstrap_system_ci(seg_scores, n_boot=500, seed=7).set_index("system")
-    pd.testing.assert_frame_equal(a, b)
-    point = system_scores(seg_scores).set_index("system")["score"]
+    first = bootstrap_system_ci(seg_scores, n_boot=500, seed=7)
+    pd.testing.assert_frame_equal(first, bootstrap_system_ci(seg_scores, n_boot=500, seed=7))
+    a = by_system(first)
+    point = by_system(system_scores(seg_scores))
     for s in ("good", "bad"):
-        assert a.loc[s, "score"] == pytest.approx(point[s])
-        assert a.loc[s, "ci_low"] <= point[s] <= a.loc[s, "ci_high"]
-    assert a.loc["good", "ci_high"] < a.loc["bad", "ci_low"]  # 0.5 vs 3.0 points apart, 40 segments
+        assert a[s]["score"] == pytest.approx(point[s]["score"])
+        assert a[s]["ci_low"] <= point[s]["score"] <= a[s]["ci_high"]
+    assert a["good"]["ci_high"] < a["bad"]["ci_low"]  # 0.5 vs 3.0 points apart, 40 segments
 
 
 def test_bootstrap_resamples_the_same_segments_for_every_system() -> None:
@@ -185,10 +191,10 @@ def test_bootstrap_resamples_the_same_segments_for_every_system() -> None:
         base = [("base", seg, "r1", "Style/Awkward", "Minor")] * n or [("base", seg, "r1", "No-error", "No-error")]
         plus = [("plus", seg, "r1", "Style/Awkward", "Minor")] * (n + 1)
         rows += base + plus
-    ci = bootstrap_system_ci(mqm_segment_scores(frame(rows)), n_boot=300, seed=5).set_index("system")
-    assert ci.loc["plus", "ci_low"] == pytest.approx(ci.loc["base", "ci_low"] + 1)
-    assert ci.loc["plus", "ci_high"] == pytest.approx(ci.loc["base", "ci_high"] + 1)
-    assert ci.loc["base", "ci_high"] > ci.loc["base", "ci_low"]
+    ci = by_system(bootstrap_system_ci(mqm_segment_scores(frame(rows)), n_boot=300, seed=5))
+    assert ci["plus"]["ci_low"] == pytest.approx(ci["base"]["ci_low"] + 1)
+    assert ci["plus"]["ci_high"] == pytest.approx(ci["base"]["ci_high"] + 1)
+    assert ci["base"]["ci_high"] > ci["base"]["ci_low"]
 
 
 def test_bootstrap_ci_with_one_segment_is_undefined() -> None:
@@ -209,7 +215,7 @@ def test_error_counts_per_system_category_severity() -> None:
         ]
     )
     counts = mqm_error_counts(rows)
-    got = {(r.system, r.category, r.severity): (r.count, r.penalty, r.per_segment) for r in counts.itertuples()}
+    got: dict[Any, Any] = {(r.system, r.category, r.severity): (r.count, r.penalty, r.per_segment) for r in counts.itertuples()}
     assert got == {
         ("A", "Accuracy/Mistranslation", "Major"): (2, 10.0, pytest.approx(2 / 3)),
         ("A", "Fluency/Punctuation", "Minor"): (1, pytest.approx(0.1), pytest.approx(1 / 3)),
