@@ -73,6 +73,25 @@ def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _meta_rows(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The meta-evaluation block as table rows: per metric both levels, and the PERM-BOTH matrix best first."""
+    if not meta:
+        return None
+    order = [c["metric"] for c in meta["clusters"]]
+    ranks = {c["metric"]: c["rank"] for c in meta["clusters"]}
+    sig = meta.get("significance", {})
+    matrix = []
+    for a in order:
+        cells = []
+        for b in order:
+            p = sig.get(a, {}).get(b)
+            cells.append({"p": p, "significant": p is not None and p <= meta["settings"].get("p_threshold", 0.05)})
+        matrix.append({"metric": a, "rank": ranks[a], "cells": cells})
+    return {"rows": [{"metric": m, "rank": ranks[m], **meta["system"][m],
+                      **{f"seg_{k}": v for k, v in meta["segment"][m].items()}} for m in order],
+            "order": order, "matrix": matrix, "settings": meta["settings"], "notes": meta.get("notes", [])}
+
+
 def _system_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     """Systems in human rank order (then any only the evaluators scored), with every evaluator's score and rank."""
     human = result["human"]["systems"]
@@ -116,6 +135,7 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "dip_rows": dip_rows(result), "mean_rows": mean_rows(result), "mean_units": mean_units(result),
         "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
         "corpus_groups": corpus_groups(result),
+        "meta": _meta_rows(result.get("meta")),
         "human_label": {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[options["human_score"]],
         "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
         "import_errors": import_errors or [],

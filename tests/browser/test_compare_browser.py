@@ -85,3 +85,24 @@ def test_contrastive_study_page_in_the_browser(browser_page, live_server, screen
     assert page.url.endswith("#dip-h")
     assert page.locator("details.t-tests[open] table").is_visible()
     page.screenshot(path=str(screenshot_dir / "compare-contrastive.png"), full_page=True)
+
+
+def test_meta_evaluation_section_fits_and_is_accessible(browser_page, live_server, screenshot_dir):
+    """The WMT meta-evaluation tables: readable at 1280 and 390 px (scrolling inside their box), axe-clean."""
+    from tests.browser.axe import axe_violations, describe
+
+    study = compare_study(slug="browser-meta", spam_rate=0.0)
+    scores_import(study=study, file_name="o.csv", content=score_csv(name="oracle"))
+    scores_import(study=study, file_name="r.csv", content=score_csv(name="reversed", reverse=True))
+    login(browser_page, live_server)
+    page = browser_page
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{live_server.url}/reports/{study.slug}/compare/?bootstrap=100")
+        section = page.locator("section[aria-labelledby=meta-h]")
+        section.scroll_into_view_if_needed()
+        assert section.locator("tbody tr").count() >= 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # no sideways page scroll
+        section.screenshot(path=str(screenshot_dir / f"compare-meta-{width}.png"))
+        found = axe_violations(page)
+        assert not found, describe(found, f"compare page {width}px")

@@ -160,3 +160,14 @@ def test_page_shows_means_and_t_tests(staff, study):
     from scipy import stats
     p = stats.ttest_rel([9, 9, 9, 9, 9, 9, 8, 8], [8, 8, 8, 8, 8, 8, 9, 9]).pvalue
     assert f'data-evaluator="oracle" data-pair="sys1|sys2">{p:.4f}<' in html
+
+
+def test_page_shows_the_meta_evaluation(staff, study):
+    """The WMT meta-evaluation of compare --json's ``meta`` block: both levels and the PERM-BOTH matrix."""
+    html = staff.get(reverse("compare-report", args=[study.slug]), {"bootstrap": 100}).content.decode()
+    assert "Meta-evaluation as WMT computes it" in html
+    section = html.split('id="meta-h"')[1].split("</section>")[0]
+    rows = section.split("<tbody>")[1].split("</tbody>")[0]
+    assert rows.index("oracle") < rows.index("reversed")  # best first
+    assert "<td class=\"num\">1.000</td>" in rows  # the oracle's pairwise accuracy
+    assert "PERM-BOTH" in section and "better than" in section
