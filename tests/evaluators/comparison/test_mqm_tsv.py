@@ -196,3 +196,15 @@ def test_writer_refuses_what_the_format_cannot_hold() -> None:
     data.segments[0] = bad
     with pytest.raises(ValueError, match="tab or a line break"):
         format_mqm_tsv(data)
+
+
+def test_crlf_bom_and_non_utf8(tmp_path: Path) -> None:
+    row = "sysA\tdoc1\t1\t1\trater1\tsrc\t<v>tgt</v>\tStyle/Awkward\tMinor"
+    data = parse_mqm_tsv("\ufeff" + HEADER + "\r\n" + row + "\r\n")
+    assert data.header and data.judgments[0].errors[0].severity == "Minor"
+    assert data.segments[0].target == "tgt"
+    bad = tmp_path / "latin1.tsv"
+    bad.write_bytes((HEADER + "\n" + row.replace("src", "Stra\xdfe") + "\n").encode("latin-1"))
+    with pytest.raises(MqmTsvError) as err:
+        read_mqm_tsv(bad)
+    assert err.value.problems[0][0] == 2 and "not UTF-8" in err.value.problems[0][1]
