@@ -17,7 +17,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	$(PIP) install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-demo: $(VENV)/.installed messages
+# The key of local runs (demo, tests, mypy's Django plugin): random, written once, git-ignored.
+# config/settings.py reads it when SECRET_KEY is unset and refuses to start without a key (docs/deploy.md).
+.secret_key:
+	@umask 077; $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@.tmp && mv $@.tmp $@
+
+demo: $(VENV)/.installed .secret_key messages
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_demo --base-url http://127.0.0.1:$(PORT)
@@ -33,14 +38,14 @@ browser:
 
 # Annotator interface translations: locale/*/LC_MESSAGES/django.po (in git) compiled to .mo
 # (not in git) by msgfmt, from Debian's gettext, installed when missing and apt is there.
-messages: $(VENV)/.installed
+messages: $(VENV)/.installed .secret_key
 	@command -v msgfmt >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && \
 	  (apt-get install -y gettext >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y gettext >/dev/null 2>&1)) ; } || true
 	@command -v msgfmt >/dev/null 2>&1 || { echo "msgfmt not found: install GNU gettext (Debian: apt-get install gettext)"; exit 1; }
 	$(PY) manage.py compilemessages --ignore=.venv --ignore=node_modules --verbosity 0
 
 # After changing annotator strings: refresh the .po files, translate the new entries, then make messages.
-makemessages: $(VENV)/.installed
+makemessages: $(VENV)/.installed .secret_key
 	$(PY) manage.py makemessages -l fr -l de -l es -l zh_Hans -l ar --no-location \
 	  --ignore=.venv --ignore=bench --ignore=tests --ignore=staticfiles --ignore=screenshots
 
@@ -53,7 +58,7 @@ $(AXE): tests/browser/package.json tests/browser/package-lock.json
 
 axe: $(AXE)
 
-test: $(VENV)/.installed-dev browser messages $(AXE)
+test: $(VENV)/.installed-dev .secret_key browser messages $(AXE)
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
@@ -68,10 +73,10 @@ lint-imports: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports
 
 # Type checking (mypy.ini: django-stubs and DRF plugins, pandas-stubs).
-typecheck: $(VENV)/.installed-dev
+typecheck: $(VENV)/.installed-dev .secret_key
 	$(PY) -m mypy
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/run.py
 	$(PY) bench/meta_speed.py
 	$(PY) bench/evaluators_speed.py
@@ -85,7 +90,7 @@ DURATION ?= 30
 WORKERS ?= 4
 THREADS ?= 1
 FAULT ?= none
-loadtest: $(VENV)/.installed-dev
+loadtest: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/loadtest.py --items $(ITEMS) --clients $(CLIENTS) --duration $(DURATION) \
 	  --workers $(WORKERS) --threads $(THREADS) --fault $(FAULT) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) $(LOADTEST_ARGS)
 

@@ -31,13 +31,21 @@ def envlist(name: str, default: str) -> list[str]:
 
 DEBUG = envbool("DEBUG", "False")
 HTTPS = envbool("HTTPS", "False")
-# The fallback key only exists so a fresh clone (`make demo`, the tests) runs. A deployment
-# says so by setting DEBUG=0 or HTTPS=true, and then a missing key is an error, not a default.
-SECRET_KEY = os.getenv("SECRET_KEY", "")
-if not SECRET_KEY:
-    if HTTPS or ("DEBUG" in os.environ and not DEBUG):
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG=0 or HTTPS=true (docs/deploy.md).")
-    SECRET_KEY = "insecure-development-key-change-me"
+# The key: the SECRET_KEY variable, else the file SECRET_KEY_FILE (default .secret_key, git-ignored,
+# which `make demo` and `make test` fill with a random key), else — only with DEBUG explicitly on —
+# a published development key. Anything else refuses to start (docs/deploy.md).
+DEVELOPMENT_SECRET_KEY = "insecure-development-key-change-me"
+SECRET_KEY_FILE = Path(os.getenv("SECRET_KEY_FILE", str(BASE_DIR / ".secret_key")))
+SECRET_KEY = os.getenv("SECRET_KEY", "").strip()
+if not SECRET_KEY and SECRET_KEY_FILE.is_file():
+    SECRET_KEY = SECRET_KEY_FILE.read_text(encoding="utf-8").strip()
+if not SECRET_KEY and DEBUG and not HTTPS:
+    SECRET_KEY = DEVELOPMENT_SECRET_KEY
+if not SECRET_KEY or (SECRET_KEY == DEVELOPMENT_SECRET_KEY and (HTTPS or not DEBUG)):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set: export SECRET_KEY=<50 random characters> (docs/deploy.md), or put one in "
+        f"{SECRET_KEY_FILE} (`make demo` writes a random one). The published development key is only "
+        "used with DEBUG=1.")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000").rstrip("/")

@@ -19,8 +19,13 @@ PRODUCTION = {
 }
 
 
+#: No key file: the checkout's own .secret_key (written by `make demo`/`make test`) must not hide a missing key.
+NO_KEY_FILE = str(ROOT / "tests" / "config" / "no-such-secret-key-file")
+
+
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "DATABASE_URL")}
+    base["SECRET_KEY_FILE"] = NO_KEY_FILE
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**base, **env},
                           capture_output=True, text=True, timeout=120)
 
@@ -42,6 +47,57 @@ def test_production_without_secret_key_refuses_to_start():
     env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
     result = manage("check", **env)
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_no_debug_and_no_key_refuses_to_start_naming_the_variable():
+    """A fresh deployment that sets nothing (DEBUG unset, no SECRET_KEY, no key file) does not start
+    on the published development key."""
+    assert not Path(NO_KEY_FILE).exists()
+    result = manage("check")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr and "DEBUG=1" in result.stderr, result.stderr[-2000:]
+
+
+def test_the_published_development_key_is_refused_without_debug():
+    from config.settings import DEVELOPMENT_SECRET_KEY
+    for env in ({}, {"DEBUG": "0"}, {"DEBUG": "1", "HTTPS": "true"}):
+        result = manage("check", SECRET_KEY=DEVELOPMENT_SECRET_KEY, **env)
+        assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr, env
+
+
+def test_https_with_debug_on_still_needs_a_key():
+    result = manage("check", DEBUG="1", HTTPS="true")
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+def test_debug_explicitly_on_starts_with_the_development_key():
+    code = "from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY)"
+    result = manage("shell", "-v", "0", "-c", code, DEBUG="1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["True", "insecure-development-key-change-me"]
+
+
+def test_the_key_file_is_read_when_the_variable_is_unset(tmp_path):
+    """What `make demo` relies on: a random key in a git-ignored file, DEBUG left off."""
+    key = secrets.token_urlsafe(50)
+    (tmp_path / "key").write_text(key + "\n")
+    code = "from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY)"
+    result = manage("shell", "-v", "0", "-c", code, SECRET_KEY_FILE=str(tmp_path / "key"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["False", key]
+    # The variable wins over the file.
+    result = manage("shell", "-v", "0", "-c", code, SECRET_KEY_FILE=str(tmp_path / "key"), SECRET_KEY="from-env-" + key)
+    assert result.stdout.split() == ["False", "from-env-" + key]
+
+
+def test_make_writes_the_demo_key_to_a_git_ignored_file():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "\n.secret_key:\n" in makefile
+    for target in ("demo", "test", "messages", "typecheck"):
+        [line] = [ln for ln in makefile.splitlines() if ln.startswith(f"{target}:")]
+        assert ".secret_key" in line, target
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".secret_key"], cwd=ROOT)
+    assert ignored.returncode == 0
 
 
 def test_https_settings_and_redis_cache_from_the_environment():
