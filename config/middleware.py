@@ -132,5 +132,5 @@ class ApiGuardMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if is_db_outage(exception):
-            return db_unavailable_response(request)
+            return db_unavailable_response(request, exception)
         return None
