@@ -22,6 +22,8 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.services import annotators_create
 from studies import admin as studies_admin
 from studies import admin_actions
+from studies.admin_access import StudyScopedAdmin, related_only
+from studies.audit import audit
 from studies.models import Study
 
 if TYPE_CHECKING:
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 INVITE_COUNT = 5
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(StudyScopedAdmin):
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
@@ -42,10 +44,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Annotator)
-class AnnotatorAdmin(admin.ModelAdmin):
+class AnnotatorAdmin(StudyScopedAdmin):
+    view_action = "quality"
+    change_action = "exclude"
     list_display = ("code", "study", "external_id", "progress_column", "is_pilot", "excluded", "finished_at",
                     "link_column")
-    list_filter = ("study", "is_pilot", "excluded")
+    list_filter = (related_only("study"), "is_pilot", "excluded")
     search_fields = ("code", "external_id")
     list_select_related = ("study",)
     fields = ("study", "code", "is_pilot", "external_id", "external_sessions", "sequence", "link_column", "progress_column",
@@ -74,8 +78,10 @@ class AnnotatorAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if wanted:
             annotator_exclude(annotator=obj, reason=obj.exclusion_reason or "excluded in the admin")
+            audit(request.user, "excluded", obj.study, annotator=obj.code, reason=obj.exclusion_reason, via="admin")
             return
         over = annotator_include(annotator=obj)
+        audit(request.user, "included", obj.study, annotator=obj.code, over_redundancy=over, via="admin")
         if over:
             messages.warning(request, f"{over} item(s) of this study now have more judgments than its redundancy "
                                       "(handed to others while this annotator was excluded); nothing was deleted.")
@@ -92,8 +98,10 @@ class AnnotatorAdmin(admin.ModelAdmin):
 
 @admin.register(Assignment)
 class AssignmentAdmin(ReadOnlyAdmin):
+    study_path = "annotator__study"
+    view_action = "quality"
     list_display = ("public_id", "annotator", "item", "sequence", "status", "created_at", "completed_at")
-    list_filter = ("status", "annotator__study")
+    list_filter = ("status", related_only("annotator__study"))
     search_fields = ("public_id", "annotator__code", "item__external_id")
     list_select_related = ("annotator", "item")
     show_full_result_count = False
@@ -101,9 +109,11 @@ class AssignmentAdmin(ReadOnlyAdmin):
 
 @admin.register(Judgment)
 class JudgmentAdmin(ReadOnlyAdmin):
+    study_path = "assignment__annotator__study"
+    view_action = "export"  # the raw answers: analysts and up
     list_display = ("public_id", "annotator_column", "item_column", "revision", "is_current", "submitted_at",
                     "duration_ms")
-    list_filter = ("is_current", "assignment__annotator__study")
+    list_filter = ("is_current", related_only("assignment__annotator__study"))
     search_fields = ("public_id", "assignment__annotator__code", "assignment__item__external_id")
     list_select_related = ("assignment__annotator", "assignment__item")
     show_full_result_count = False
@@ -143,31 +153,35 @@ def _progress_bar(done: int, needed: int) -> str:
         '</span></span><span style="white-space:nowrap">{} / {}</span>', percent, percent, done, needed)
 
 
-@admin.action(description=f"Invite {INVITE_COUNT} annotators (shows the links)")
+@admin.action(description=f"Invite {INVITE_COUNT} annotators (shows the links)", permissions=["manage"])
 def invite_annotators(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
     base = request.build_absolute_uri("/")
-    for study in queryset:
+    for study in studies_admin.allowed(request, queryset, "invite"):
         links = [invitation_url(a, base) for a in annotators_create(study=study, count=INVITE_COUNT)]
+        audit(request.user, "invited", study, count=len(links), pilot=False, via="admin action")
         modeladmin.message_user(request, format_html(
             "{}: {} annotators invited:<br>{}", study.slug, len(links),
             format_html_join("", "<code>{}</code><br>", ((link,) for link in links))), messages.SUCCESS)
 
 
-@admin.action(description=f"Invite {INVITE_COUNT} pilot annotators (shows the links)")
+@admin.action(description=f"Invite {INVITE_COUNT} pilot annotators (shows the links)", permissions=["manage"])
 def invite_pilot_annotators(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
     base = request.build_absolute_uri("/")
-    for study in queryset:
+    for study in studies_admin.allowed(request, queryset, "invite"):
         links = [invitation_url(a, base) for a in annotators_create(study=study, count=INVITE_COUNT, is_pilot=True)]
+        audit(request.user, "invited", study, count=len(links), pilot=True, via="admin action")
         modeladmin.message_user(request, format_html(
             "{}: {} pilot annotators invited (they get work while the study is in pilot):<br>{}", study.slug,
             len(links), format_html_join("", "<code>{}</code><br>", ((link,) for link in links))), messages.SUCCESS)
 
 
-@admin.action(description="Export judgments (CSV)")
+@admin.action(description="Export judgments (CSV)", permissions=["analyse"])
 def export_judgments_csv(modeladmin: admin.ModelAdmin, request: HttpRequest,
                          queryset: QuerySet[Study]) -> StreamingHttpResponse:
     """One CSV for every selected study (the ``study`` column tells them apart)."""
-    studies = list(queryset.order_by("slug"))
+    studies = studies_admin.allowed(request, queryset.order_by("slug"), "export")
+    for study in studies:
+        audit(request.user, "judgments_exported", study, format="csv", history=False, via="admin action")
 
     def rows() -> Iterator[dict[str, Any]]:
         for study in studies:

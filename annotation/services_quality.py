@@ -31,6 +31,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from studies.audit import audit
 from studies.models import Item, Study
 
 from annotation import slots
@@ -116,4 +117,5 @@ def annotator_apply_auto_exclusion(*, annotator: Annotator) -> bool:
     if not _over_share(study, quality):
         return False
     annotator_exclude(annotator=annotator, reason=auto_exclusion_reason(quality))
+    audit(None, "excluded", study, annotator=annotator.code, reason=annotator.exclusion_reason, via="automatic rule")
     return True

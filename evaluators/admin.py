@@ -5,13 +5,17 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
+from studies.admin_access import StudyScopedAdmin, related_only
+
 from evaluators.models import EvaluationJob, Evaluator, MetricScore
 
 
 @admin.register(Evaluator)
-class EvaluatorAdmin(admin.ModelAdmin):
+class EvaluatorAdmin(StudyScopedAdmin):
+    view_action = "compare"
+    change_action = "scores"
     list_display = ("name", "study", "kind", "higher_is_better", "n_scores", "updated_at")
-    list_filter = ("kind", "higher_is_better", "study")
+    list_filter = ("kind", "higher_is_better", related_only("study"))
     search_fields = ("name", "study__slug", "description")
     readonly_fields = ("study", "name", "kind", "higher_is_better", "signature", "backend", "system_scores", "notes",
                        "paired", "created_at", "updated_at")
@@ -30,9 +34,12 @@ class EvaluatorAdmin(admin.ModelAdmin):
 
 
 @admin.register(MetricScore)
-class MetricScoreAdmin(admin.ModelAdmin):
+class MetricScoreAdmin(StudyScopedAdmin):
+    study_path = "evaluator__study"
+    view_action = "compare"
+    change_action = None
     list_display = ("evaluator", "item", "system", "score", "document")
-    list_filter = ("evaluator__study", "evaluator__name")
+    list_filter = (related_only("evaluator__study"), "evaluator__name")
     search_fields = ("item__external_id", "system", "evaluator__name")
     list_select_related = ("evaluator", "evaluator__study", "item")
     readonly_fields = ("evaluator", "item", "system", "score", "document")
@@ -45,12 +52,14 @@ class MetricScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(EvaluationJob)
-class EvaluationJobAdmin(admin.ModelAdmin):
+class EvaluationJobAdmin(StudyScopedAdmin):
+    view_action = "compare"
+    change_action = None
     """Background jobs (docs/deploy.md §10): read-only; they are queued from the compare page."""
 
     list_display = ("pk", "study", "kind", "state", "progress_done", "progress_total", "requested_by", "created_at",
                     "finished_at")
-    list_filter = ("state", "kind", "study")
+    list_filter = ("state", "kind", related_only("study"))
     list_select_related = ("study", "requested_by")
     exclude = ("payload", "result")
     readonly_fields = ("study", "kind", "params", "state", "progress_done", "progress_total", "progress_label",

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any, Iterator, Mapping, cast
 
 from django.http import StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -24,6 +23,8 @@ from rest_framework.views import APIView
 
 from annotation import progress
 from annotation.export import csv_lines, judgment_rows
+from studies import access
+from studies.audit import audit
 from studies.models import Study
 
 
@@ -77,7 +78,7 @@ class StudyListAPI(ResearcherAPIView):
 
     @extend_schema(summary="Studies with their counts and progress", responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        studies = progress.study_list().order_by("-created_at")
+        studies = progress.study_list(queryset=access.studies_visible_to(request.user)).order_by("-created_at")
         data = [{"slug": s.slug, "title": s.title, "protocol": s.protocol, "status": s.status, "unit": s.unit,
                  "redundancy": s.redundancy, "n_items": s.n_items, "n_spam": s.n_spam,
                  "n_annotators": s.n_annotators, "n_done": s.n_done, "n_needed": s.n_needed,
@@ -141,13 +142,15 @@ class StudyJudgmentsAPI(ResearcherAPIView):
         ],
         responses={200: JudgmentRowSerializer(many=True), 404: OpenApiTypes.OBJECT})
     def get(self, request: Request, slug: str) -> StreamingHttpResponse | Response:
-        study = get_object_or_404(Study, slug=slug)
+        study = access.study_for(request.user, slug, "export")
         flag = request.query_params.get("history", "false")
         if flag not in HISTORY_VALUES:  # config/queryparams.py has refused it already; kept for direct calls
             return Response({"errors": {"history": [f"{flag!r} is not one of true, false, 1, 0."]}},
                             status=status.HTTP_400_BAD_REQUEST)
         history = HISTORY_VALUES[flag]
         rows = judgment_rows(study, history=history)
+        audit(request.user, "judgments_exported", study, format=request.accepted_renderer.format, history=history,
+              via="api")
         if request.accepted_renderer.format == "csv":
             return StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
         return StreamingHttpResponse(_json_array(rows), content_type="application/json")

@@ -6,7 +6,6 @@ same function, so the command, the API and the report page cannot disagree.
 """
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -14,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studies import access
 from studies.models import Study
 
 from evaluators.reports import selectors, study_stats
@@ -38,7 +38,7 @@ class StudyAgreementAPI(APIView):
     @extend_schema(summary="A study's agreement report (same JSON as `agreement SLUG --json`)",
                    parameters=_PARAMS, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
     def get(self, request: Request, slug: str) -> Response:
-        study = get_object_or_404(Study, slug=slug)
+        study = access.study_for(request.user, slug, "report")
         options, errors = study_stats.report_options(request.query_params)
         if errors:
             return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)

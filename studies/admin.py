@@ -7,11 +7,11 @@ links to the item changelist filtered on the study and previews the first few.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth import get_user_model
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -19,12 +19,15 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
-from studies import admin_actions
+from studies import access, admin_actions
+from studies.admin_access import StudyScopedAdmin, related_only
+from studies.audit import audit
+from studies.lifecycle import study_status_set
 from studies.forms import CandidateAdminForm, ItemAdminForm, StudyAdminForm
 from studies.invariants import (LOCKED_CANDIDATE_FIELDS, LOCKED_FIELDS, LOCKED_ITEM_FIELDS, StudyCopyError,
                                 candidate_change_errors, free_copy_slug, free_copy_title, slug_error, study_copy,
                                 study_has_judgments)
-from studies.models import Candidate, Item, Status, Study
+from studies.models import AuditEvent, Candidate, Item, Status, Study, StudyMembership
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations  # a dev-only package: types only
@@ -40,22 +43,39 @@ if TYPE_CHECKING:
 ITEM_PREVIEW = 10
 
 
-@admin.action(description="Open the selected studies (hand out work)")
+def allowed(request: HttpRequest, queryset: QuerySet[Study], action: str) -> list[Study]:
+    """The selected studies, once the user may take ``action`` on every one of them (403 otherwise, nothing done)."""
+    studies = list(queryset)
+    for study in studies:
+        access.check(request.user, action, study)
+    return studies
+
+
+def _status_set(request: HttpRequest, queryset: QuerySet[Study], status: str) -> int:
+    studies = allowed(request, queryset, "lifecycle")
+    for study in studies:
+        study_status_set(study=study, status=status, user=request.user, via="admin action")
+    return len(studies)
+
+
+@admin.action(description="Open the selected studies (hand out work)", permissions=["manage"])
 def open_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    n = queryset.update(status=Status.OPEN)
+    n = _status_set(request, queryset, Status.OPEN)
     modeladmin.message_user(request, f"{n} study(ies) open.", messages.SUCCESS)
 
 
-@admin.action(description="Start a pilot with the selected studies (pilot annotators only)")
+@admin.action(description="Start a pilot with the selected studies (pilot annotators only)", permissions=["manage"])
 def pilot_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    n = queryset.update(status=Status.PILOT)
+    n = _status_set(request, queryset, Status.PILOT)
     modeladmin.message_user(request, f"{n} study(ies) in pilot.", messages.SUCCESS)
 
 
-@admin.action(description="Copy as new study (settings, items, candidates; no annotators or judgments)")
+@admin.action(description="Copy as new study (settings, items, candidates; no annotators or judgments)",
+              permissions=["manage"])
 def copy_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    for study in queryset:
+    for study in allowed(request, queryset, "settings"):
         new = study_copy(study=study, slug=free_copy_slug(study))
+        access.study_created_by(new, request.user, how="copy (admin action)", copy_of=study.slug)
         modeladmin.message_user(request, format_html(
             'Study {}: copied as <a href="{}">{}</a> “{}” (draft).', study.slug,
             reverse("admin:studies_study_change", args=[new.pk]), new.slug, new.title), messages.SUCCESS)
@@ -83,23 +103,54 @@ class StudySlugAdminForm(StudyAdminForm):
         return slug
 
 
-@admin.action(description="Close the selected studies (stop handing out work)")
+@admin.action(description="Close the selected studies (stop handing out work)", permissions=["manage"])
 def close_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    n = queryset.update(status=Status.CLOSED)
+    n = _status_set(request, queryset, Status.CLOSED)
     modeladmin.message_user(request, f"{n} study(ies) closed.", messages.SUCCESS)
 
 
+class MembershipInline(admin.TabularInline):
+    """The study's members (docs/access.md): managers add, change and remove them; changes go to the audit log."""
+    model = StudyMembership
+    extra = 1
+    fields = ("user", "role")
+    verbose_name = "member"
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "user":  # researchers sign in through the admin: staff accounts only
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def _manager(self, request: HttpRequest, obj: Study | None) -> bool:
+        return obj is not None and access.can(request.user, "members", obj)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is not None and access.can(request.user, "view", obj)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._manager(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._manager(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._manager(request, obj)
+
+
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(StudyScopedAdmin):
+    study_path = ""
+    inlines = [MembershipInline]
     list_display: tuple[str, ...] = ("slug", "title", "protocol", "status")
     list_display_links = ("slug", "title")
     list_filter = ("status", "protocol", "unit", "show_source")
+    raw_id_fields = ("owner",)
     search_fields = ("slug", "title", "description")
     readonly_fields = ("seed_note", "items_overview", "dashboard_link", "created_at")
     form = StudySlugAdminForm
     actions = [pilot_studies, open_studies, close_studies, copy_studies] + list(admin_actions.STUDY_ACTIONS)
     fieldsets = (
-        (None, {"fields": ("slug", "title", "description", "protocol", "status", "dashboard_link")}),
+        (None, {"fields": ("slug", "title", "description", "protocol", "status", "owner", "dashboard_link")}),
         ("What annotators see", {"fields": ("public_title", "show_source", "unit", "normalise_typography", "question", "instructions")}),
         ("Languages", {"fields": ("source_language", "target_language", "interface_language")}),
         ("Answers", {"fields": ("allow_ties", "options", "labels", "multi_label"),
@@ -124,6 +175,8 @@ class StudyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Study | None = None) -> tuple[str, ...]:
         """A study with judgments shows its locked settings as text, not as inputs that a save would refuse."""
         fields = tuple(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:  # only an administrator hands a study to someone else
+            fields = (*fields, "owner")
         if self._locked(obj):
             return (*fields, *(f for f in LOCKED_FIELDS if f not in fields))
         return fields
@@ -138,15 +191,44 @@ class StudyAdmin(admin.ModelAdmin):
                 ", ".join(LOCKED_FIELDS), reverse("admin:studies_study_copy", args=[obj.pk]))
         return fieldsets
 
+    def save_model(self, request: HttpRequest, obj: Study, form: Any, change: bool) -> None:
+        """A new study is owned by whoever created it; every settings edit is recorded (audit log)."""
+        if not change and obj.owner_id is None and request.user.is_authenticated:
+            obj.owner = request.user  # type: ignore[assignment]
+        before = Study.objects.filter(pk=obj.pk).values_list("status", flat=True).first() if change else None
+        super().save_model(request, obj, form, change)
+        if not change:
+            access.study_created_by(obj, request.user, how="admin")
+            return
+        fields = [f for f in form.changed_data if f != "status"]
+        if fields:
+            audit(request.user, "settings_changed", obj, fields=fields, via="admin")
+        if "status" in form.changed_data:
+            audit(request.user, "status_changed", obj, before=before, after=obj.status, via="admin")
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        """Membership rows: saved, then each addition, role change and removal recorded in the audit log."""
+        if formset.model is not StudyMembership:
+            return super().save_formset(request, form, formset, change)
+        changed = {f.instance.pk: f.initial.get("role") for f in formset.forms if f.instance.pk and f.has_changed()}
+        super().save_formset(request, form, formset, change)
+        study = form.instance
+        for m in formset.new_objects:
+            audit(request.user, "member_added", study, member=m.user.get_username(), role=m.role, via="admin")
+        for m, _ in formset.changed_objects:
+            audit(request.user, "member_changed", study, member=m.user.get_username(), before=changed.get(m.pk),
+                  role=m.role, via="admin")
+        for m in formset.deleted_objects:
+            audit(request.user, "member_removed", study, member=m.user.get_username(), role=m.role, via="admin")
+
     def get_urls(self) -> list[URLPattern]:
         copy = path("<int:pk>/copy/", self.admin_site.admin_view(self.copy_view), name="studies_study_copy")
         return [copy, *super().get_urls()]
 
     def copy_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Copy as new study: the way out when a study with judgments needs a different protocol or setting."""
-        study = get_object_or_404(Study, pk=pk)
-        if not self.has_add_permission(request):
-            raise PermissionDenied
+        study = get_object_or_404(self.get_queryset(request), pk=pk)
+        access.check(request.user, "settings", study)
         form = StudyCopyForm(request.POST or None, initial={"slug": free_copy_slug(study),
                                                             "title": free_copy_title(study)})
         if request.method == "POST" and form.is_valid():
@@ -156,6 +238,7 @@ class StudyAdmin(admin.ModelAdmin):
                 for name, message in exc.errors.items():
                     form.add_error(name if name in form.fields else None, message)
             else:
+                access.study_created_by(new, request.user, how="copy (admin)", copy_of=study.slug)
                 self.message_user(request, f"Study {study.slug} copied as {new.slug} “{new.title}” (draft): "
                                   "change its settings now.", messages.SUCCESS)
                 return redirect("admin:studies_study_change", new.pk)
@@ -240,11 +323,25 @@ class CandidateInline(admin.TabularInline):
         fields = tuple(super().get_readonly_fields(request, obj))
         return (*fields, *LOCKED_CANDIDATE_FIELDS) if _item_locked(obj) else fields
 
+    def _may(self, request: HttpRequest, obj: Item | None, default: bool) -> bool:
+        """Superusers: their model permissions; others: a manager role on the item's study."""
+        if request.user.is_superuser:
+            return default
+        return obj is not None and access.can(request.user, "settings", obj.study)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if request.user.is_superuser:
+            return super().has_view_permission(request, obj)
+        return obj is not None and access.can(request.user, "view", obj.study)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may(request, obj, request.user.is_superuser and super().has_change_permission(request, obj))
+
     def has_add_permission(self, request: HttpRequest, obj: Item | None = None) -> bool:
-        return not _item_locked(obj) and super().has_add_permission(request, obj)
+        return not _item_locked(obj) and self._may(request, obj, request.user.is_superuser and super().has_add_permission(request, obj))
 
     def has_delete_permission(self, request: HttpRequest, obj: Item | None = None) -> bool:
-        return not _item_locked(obj) and super().has_delete_permission(request, obj)
+        return not _item_locked(obj) and self._may(request, obj, request.user.is_superuser and super().has_delete_permission(request, obj))
 
 
 class PhenomenonFilter(admin.SimpleListFilter):
@@ -270,11 +367,11 @@ class PhenomenonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(StudyScopedAdmin):
     form = ItemAdminForm
     list_display = ("external_id", "study", "document_id", "position", "phenomenon", "is_spam", "candidates_column",
                     "n_assigned")
-    list_filter = ("study", "is_spam", PhenomenonFilter)
+    list_filter = (related_only("study"), "is_spam", PhenomenonFilter)
     search_fields = ("external_id", "document_id", "source", "candidates__text")
     list_select_related = ("study",)
     raw_id_fields = ("spam_of",)
@@ -310,3 +407,27 @@ class ItemAdmin(admin.ModelAdmin):
     @admin.display(description="candidates", ordering="n_candidates")
     def candidates_column(self, item: ItemWithCount) -> int:
         return item.n_candidates
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(StudyScopedAdmin):
+    """The audit log, read-only for everyone, superusers included (studies/audit.py, docs/access.md)."""
+
+    view_action = "audit"
+    change_action = None
+    list_display = ("at", "username", "action", "study_slug", "details")
+    list_filter = ("action", related_only("study"))
+    search_fields = ("username", "study_slug", "action")
+    date_hierarchy = "at"
+    fields = ("at", "user", "username", "study", "study_slug", "action", "details")
+    readonly_fields = fields
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from studies.generators import Generated, connective_study, contrastive_study, free_slug, generated_import, items_from_study
+from studies import access
 from studies.importing import StudyFileError
 from studies.models import Study
 from studies.spam import SpamError, spam_items_create
@@ -21,10 +22,14 @@ from studies.spam import SpamError, spam_items_create
 
 def _generate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study], suffix: str,
               build: Callable[[Study, str], Generated]) -> None:
-    for study in queryset:
+    studies = list(queryset)
+    for study in studies:  # a manager of every selected study, or nothing is done (403)
+        access.check(request.user, "settings", study)
+    for study in studies:
         try:
             generated = build(study, free_slug(f"{study.slug}-{suffix}"))
             new = generated_import(generated=generated)
+            access.study_created_by(new, request.user, how=f"{suffix} study (admin action)", made_from=study.slug)
         except StudyFileError as exc:
             modeladmin.message_user(request, format_html(
                 "Study {}: nothing created, {} error(s):<br>{}", study.slug, len(exc.errors),
@@ -37,7 +42,7 @@ def _generate(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Quer
             new.items.filter(is_spam=False).count(), note), messages.SUCCESS)
 
 
-@admin.action(description="Make a connective-deletion study from this study (DiP A.4)")
+@admin.action(description="Make a connective-deletion study from this study (DiP A.4)", permissions=["manage"])
 def make_connective_study(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
     """Reference vs reference with the connective deleted; items without a marked connective are skipped."""
     _generate(modeladmin, request, queryset, "connective", lambda study, slug: connective_study(
@@ -45,16 +50,19 @@ def make_connective_study(modeladmin: admin.ModelAdmin, request: HttpRequest, qu
         spam_rate=study.spam_rate))
 
 
-@admin.action(description="Make a contrastive-choice study from this study (ContraPro)")
+@admin.action(description="Make a contrastive-choice study from this study (ContraPro)", permissions=["manage"])
 def make_contrastive_study(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
     _generate(modeladmin, request, queryset, "contrastive", lambda study, slug: contrastive_study(
         items=items_from_study(study), slug=slug, redundancy=study.redundancy, spam_rate=study.spam_rate,
         show_source=study.show_source))
 
 
-@admin.action(description="Regenerate spam items (only before any item is handed out)")
+@admin.action(description="Regenerate spam items (only before any item is handed out)", permissions=["manage"])
 def regenerate_spam_items(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    for study in queryset:
+    studies = list(queryset)
+    for study in studies:
+        access.check(request.user, "settings", study)
+    for study in studies:
         try:
             created = spam_items_create(study=study)
         except SpamError as exc:

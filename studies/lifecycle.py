@@ -12,6 +12,8 @@ is in studies/invariants.py.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 
 from studies.models import Status, Study
@@ -25,10 +27,14 @@ NEXT_STATUSES: dict[str, tuple[str, ...]] = {
 }
 
 
-def study_status_set(*, study: Study, status: str) -> Study:
-    """Move the study to ``status``; ValidationError naming the field when it is not a status."""
+def study_status_set(*, study: Study, status: str, user: Any = None, via: str = "page") -> Study:
+    """Move the study to ``status`` (recorded in the audit log); ValidationError naming the field when it is not a status."""
+    from studies.audit import audit
+
     if status not in Status.values:
         raise ValidationError({"status": [f"{status!r} is not one of {', '.join(Status.values)}."]})
+    before = Study.objects.filter(pk=study.pk).values_list("status", flat=True).first()
     Study.objects.filter(pk=study.pk).update(status=status)
     study.status = status
+    audit(user, "status_changed", study, before=before, after=status, via=via)
     return study

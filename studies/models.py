@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
@@ -101,6 +102,9 @@ class Study(models.Model):
                                                    "participants (separate from the completion code).")
     seed = models.BigIntegerField(default=default_seed, help_text="Seeds spam generation and per-annotator shuffles, for reproducibility.")
     created_at = models.DateTimeField(auto_now_add=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="owned_studies",
+                              help_text="Who created the study; a manager of it (docs/access.md).")
     # Bookkeeping for assignment (annotation.ordering): never set by hand.
     n_documents = models.PositiveIntegerField(default=0, help_text="Documents (real and spam), numbered 0..n-1 by Item.doc_index.")
     n_open_items = models.IntegerField(default=0, help_text="Items still short of their redundancy (kept with every claim and release).")
@@ -229,3 +233,44 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item.external_id}/{self.system}"
+
+
+class Role(models.TextChoices):
+    """A member's rights on one study, lowest first (studies/access.py orders them)."""
+    VIEWER = "viewer", "Viewer (progress and reports)"
+    ANALYST = "analyst", "Analyst (reports, quality, compare, exports)"
+    MANAGER = "manager", "Manager (settings, lifecycle, invitations, exclusions, scores, members)"
+
+
+class StudyMembership(models.Model):
+    """A user's role on a study (docs/access.md); the owner is a manager without a row."""
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_memberships")
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "user"], name="membership_unique_study_user")]
+        ordering = ["study_id", "user_id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.study_id}: {self.role}"
+
+
+class AuditEvent(models.Model):
+    """One append-only line of the audit log (studies/audit.py writes them; nothing updates or deletes them)."""
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+", help_text="Blank: the server (a command without --user, a rule).")
+    username = models.CharField(max_length=150, blank=True, help_text="The user's name when it happened.")
+    study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events")
+    study_slug = models.CharField(max_length=80, blank=True, help_text="Kept when the study is deleted.")
+    action = models.CharField(max_length=40, db_index=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["study_slug", "at"], name="audit_by_study")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.username or '(server)'} {self.action} {self.study_slug}"

@@ -19,6 +19,7 @@ urlpatterns = [
     path("<slug:slug>/annotators/<str:code>/", views_annotator.annotator_page, name="annotator"),
     path("<slug:slug>/preview/", views_preview.study_preview, name="preview"),
     path("<slug:slug>/status/", views.study_set_status, name="status"),
+    path("<slug:slug>/members/", views.study_members, name="members"),
     path("<slug:slug>/normalise-typography/", views.study_normalise_typography, name="normalise-typography"),
     path("<slug:slug>/export.<str:fmt>", views.study_export, name="export"),
     path("<slug:slug>/quality/", views_quality.study_quality_page, name="quality"),

@@ -16,6 +16,7 @@ from annotation.annotator_detail import JudgmentRow, annotator_activity, annotat
 from annotation.links import invitation_url
 from annotation.models import Annotator
 from annotation.quality import annotator_quality
+from studies import access
 from studies.models import Study
 
 #: Timeline chart geometry (SVG user units; the chart scales to the page width).
@@ -49,7 +50,7 @@ def _timeline_bars(rows: list[JudgmentRow]) -> dict:
 @require_GET
 @staff_member_required
 def annotator_page(request: HttpRequest, slug: str, code: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "quality")
     annotator = get_object_or_404(Annotator, study=study, code=code)
     timeline, failed = annotator_activity(annotator=annotator)
     return render(request, "studies/annotator.html", {

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -26,6 +26,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studies import access
+from studies.audit import audit
 from studies.models import Study
 
 from evaluators.comparison.display import (contrastive_table, corpus_groups, dip_rows, mean_rows, mean_units,
@@ -147,13 +149,13 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
 @require_GET
 @staff_member_required
 def compare_page(request: HttpRequest, slug: str) -> HttpResponse:
-    return _page(request, get_object_or_404(Study, slug=slug))
+    return _page(request, access.study_for(request.user, slug, "compare"))
 
 
 @require_POST
 @staff_member_required
 def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "scores")
     form = EvaluatorRunForm(request.POST)
     if not form.is_valid():
         return _page(request, study, run_form=form, status_code=400)
@@ -172,7 +174,7 @@ def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @staff_member_required
 def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "scores")
     form = ScoreImportForm(request.POST, request.FILES)
     if not form.is_valid():
         return _page(request, study, import_form=form, status_code=400)
@@ -181,6 +183,7 @@ def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
         job = job_submit(study=study, kind=JobKind.IMPORT_SCORES, payload=content, user=request.user,
                          params={"file_name": file_name, "name": form.cleaned_data.get("name") or "",
                                  "higher_is_better": form.higher_is_better()})
+        audit(request.user, "scores_imported", study, file=file_name, job=job.pk, background=True, via="compare page")
         messages.info(request, f"{file_name} is large: it is imported in the background (job {job.pk}); "
                                "its progress and any errors are shown under “Background jobs”.")
         return _back(request, study)
@@ -189,6 +192,8 @@ def compare_import(request: HttpRequest, slug: str) -> HttpResponse:
                                    name=form.cleaned_data.get("name") or None, higher_is_better=form.higher_is_better())
     except ScoreFileError as exc:
         return _page(request, study, import_form=form, import_errors=exc.errors, status_code=400)
+    audit(request.user, "scores_imported", study, file=file_name, via="compare page",
+          evaluators={e.name: e.scores.count() for e in evaluators})
     for evaluator in evaluators:
         messages.success(request, f"{evaluator.name}: {evaluator.scores.count()} scores imported.")
     return _back(request, study)
@@ -203,7 +208,7 @@ def compare_jobs(request: HttpRequest, slug: str) -> HttpResponse:
     has finished since, the page must show new numbers, so htmx is told to
     reload it (``HX-Refresh``).
     """
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "compare")
     watched = [int(v) for v in request.GET.getlist("watch") if v.isdigit()]
     response = render(request, "evaluators/_jobs.html", _jobs_context(study, _pending_job(request, study)))
     if watched and EvaluationJob.objects.filter(study=study, pk__in=watched, finished_at__isnull=False).exists():
@@ -255,7 +260,7 @@ class StudyCompareAPI(APIView):
                     "and a Retry-After header.",
     )
     def get(self, request: Request, slug: str) -> Response:
-        study = get_object_or_404(Study, slug=slug)
+        study = access.study_for(request.user, slug, "compare")
         form = CompareOptionsForm(request.query_params)
         if not form.is_valid():
             errors = {field: [e["message"] for e in errs] for field, errs in form.errors.get_json_data().items()}

@@ -6,11 +6,11 @@ import io
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from annotation import progress
 from annotation.links import invitation_url
+from studies import access
 from studies.models import Study
 
 LINK_COLUMNS = ("annotator", "external_id", "link", "created", "done")
@@ -20,7 +20,7 @@ LINK_COLUMNS = ("annotator", "external_id", "link", "created", "done")
 @staff_member_required
 def study_links_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """annotator, external_id, link, created (ISO 8601, UTC), done (judged items): for mail merges and sheets."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "invite")
     base = request.build_absolute_uri("/")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

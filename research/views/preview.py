@@ -23,7 +23,7 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
@@ -32,6 +32,7 @@ from annotation.models import Assignment
 from annotation.quality import spam_check_failed
 from annotation.screens import preview_screen
 from annotation.services import JudgmentError, judgment_validate
+from studies import access
 from studies.models import Candidate, Item, Protocol, Study
 
 _SALT = "research.preview.outcome"
@@ -108,7 +109,7 @@ def _last_outcome(raw: str | None) -> dict[str, Any] | None:
 @require_http_methods(["GET", "POST"])
 @staff_member_required
 def study_preview(request: HttpRequest, slug: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "preview")
     items = Item.objects.filter(study=study).order_by("order_key", "position", "pk")
     total = items.count()
     position = _position(request.GET.get("item"), total)

@@ -19,6 +19,8 @@ from annotation.quality import SORT_KEYS, quality_sorted, study_over_redundancy,
 from annotation.services_quality import annotator_exclude, annotator_include, study_apply_auto_exclusion
 from config.http import HtmxHttpRequest
 
+from studies import access
+from studies.audit import audit
 from studies.models import Study
 
 COLUMNS = [
@@ -73,7 +75,7 @@ def _back(study: Study, sort: str, direction: str) -> HttpResponse:
 @require_GET
 @staff_member_required
 def study_quality_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "quality")
     sort, direction = _sorting(request)
     return _respond(request, _context(study, sort, direction))
 
@@ -82,7 +84,7 @@ def study_quality_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def quality_exclude(request: HtmxHttpRequest, slug: str, code: str) -> HttpResponse:
     """Exclude one annotator with a reason; a missing reason is shown next to that annotator's form."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "exclude")
     annotator = get_object_or_404(Annotator, study=study, code=code)
     sort, direction = _sorting(request)
     reason = request.POST.get("reason", "")
@@ -93,6 +95,7 @@ def quality_exclude(request: HtmxHttpRequest, slug: str, code: str) -> HttpRespo
         context = _context(study, sort, direction, errors={code: f"reason: {message}"}, reasons={code: reason})
         # htmx only swaps 2xx responses: the fragment with the error comes back as 200; a plain post gets a 400 page.
         return _respond(request, context, status=200 if request.htmx else 400)
+    audit(request.user, "excluded", study, annotator=annotator.code, reason=reason, via="quality page")
     if request.htmx:
         return _respond(request, _context(study, sort, direction))
     return _back(study, sort, direction)
@@ -102,9 +105,10 @@ def quality_exclude(request: HtmxHttpRequest, slug: str, code: str) -> HttpRespo
 @staff_member_required
 def quality_include(request: HtmxHttpRequest, slug: str, code: str) -> HttpResponse:
     """Put an excluded annotator back: their judgments count again."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "exclude")
     annotator = get_object_or_404(Annotator, study=study, code=code)
-    annotator_include(annotator=annotator)
+    over = annotator_include(annotator=annotator)
+    audit(request.user, "included", study, annotator=annotator.code, over_redundancy=over, via="quality page")
     sort, direction = _sorting(request)
     if request.htmx:
         return _respond(request, _context(study, sort, direction))
@@ -115,8 +119,10 @@ def quality_include(request: HtmxHttpRequest, slug: str, code: str) -> HttpRespo
 @staff_member_required
 def quality_apply_rule(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Apply the study's automatic exclusion rule to everyone now (e.g. after changing the share)."""
-    study = get_object_or_404(Study, slug=slug)
-    study_apply_auto_exclusion(study=study)
+    study = access.study_for(request.user, slug, "exclude")
+    for excluded in study_apply_auto_exclusion(study=study):
+        audit(request.user, "excluded", study, annotator=excluded.code, reason=excluded.exclusion_reason,
+              via="quality page: automatic rule")
     sort, direction = _sorting(request)
     if request.htmx:
         return _respond(request, _context(study, sort, direction))

@@ -15,10 +15,11 @@ from urllib.parse import quote
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from studies import access
 from studies.models import Study
 
 from evaluators.reports import selectors, study_stats
@@ -96,8 +97,9 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
     }
 
 
-def _study_and_options(request: HttpRequest, slug: str) -> tuple[Study, dict[str, Any], dict[str, list[str]]]:
-    study = get_object_or_404(Study, slug=slug)
+def _study_and_options(request: HttpRequest, slug: str,
+                       action: str = "report") -> tuple[Study, dict[str, Any], dict[str, list[str]]]:
+    study = access.study_for(request.user, slug, action)
     options, errors = study_stats.report_options(request.GET)
     return study, options, errors
 
@@ -167,7 +169,8 @@ def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponseBase:
     """One table of the report as CSV (unrounded numbers); ``ratings`` is the long table agreement used."""
     if table not in DOWNLOADS:
         raise Http404(f"No table {table!r}; tables: {', '.join(DOWNLOADS)}")
-    study, options, errors = _study_and_options(request, slug)
+    # The ratings table is the judgments themselves (one row per rating): a raw export, analysts and up.
+    study, options, errors = _study_and_options(request, slug, "export" if table == "ratings" else "report")
     if errors:
         return JsonResponse({"errors": errors}, status=400)
     rows: Iterable[Sequence[Any]]

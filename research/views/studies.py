@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -21,7 +21,10 @@ from studies.blinding import BlindingReport, parsed_study_lint
 from studies.importing import ParsedStudy, StudyFileError, parse_study, study_create
 from studies.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
 from studies.lifecycle import NEXT_STATUSES, study_status_set
-from studies.models import Status, Study
+from studies import access
+from studies.audit import audit
+from studies.access import membership_set
+from studies.models import Role, Status, Study
 
 IMPORT_SESSION_KEY = "studies.import"
 #: Set by the import preview's "Normalise typography": the study is created with normalise_typography on.
@@ -49,7 +52,7 @@ def _annotator_rows(request: HttpRequest, study: Study) -> list[dict]:
 @require_GET
 @staff_member_required
 def study_list(request: HttpRequest) -> HttpResponse:
-    studies = list(progress.study_list().order_by("-created_at"))
+    studies = list(progress.study_list(queryset=access.studies_visible_to(request.user)).order_by("-created_at"))
     activity = progress.study_activity(studies=studies)
     rows = [{"s": s, "activity": activity[s.pk]} for s in studies]
     return render(request, "studies/list.html", {"studies": studies, "rows": rows})
@@ -58,7 +61,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 @staff_member_required
 def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "view")
     listed = progress.study_list(queryset=Study.objects.filter(pk=study.pk)).get()
     blinding = study_selectors.study_blinding_lint(study=study)
     typography = None
@@ -72,8 +75,36 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
         "invite_form": InviteForm(), "quality_url": _quality_url(study), "report_url": f"/reports/{study.slug}/",
         "formats": FORMATS, "blinding": blinding, "typography": typography,
-        "lifecycle": _lifecycle(study),
+        "lifecycle": _lifecycle(study), **_access_context(request, study),
     })
+
+
+#: Audit events shown on the study page (the rest: ``export_judgments SLUG --audit`` or the admin).
+AUDIT_ON_PAGE = 20
+
+
+def _access_context(request: HttpRequest, study: Study) -> dict:
+    """What the user may do here (which cards and buttons to show), the members and the last audit events."""
+    role = access.role_of(request.user, study)
+    may = {action: access.role_allows(role, action) for action in access.ACTIONS}
+    events = list(study.audit_events.order_by("-at", "-pk")[:AUDIT_ON_PAGE]) if may["audit"] else []
+    return {"may": may, "my_role": role, "members": access.members_of(study), "roles": Role.choices,
+            "audit_events": events, "audit_limit": AUDIT_ON_PAGE}
+
+
+@require_POST
+@staff_member_required
+def study_members(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study page's member form: add a user by username with a role, change a role, or remove (role=remove)."""
+    study = access.study_for(request.user, slug, "members")
+    try:
+        message = membership_set(study=study, username=request.POST.get("username", ""),
+                                 role=request.POST.get("role", ""), by=request.user)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items()))
+    else:
+        messages.success(request, message)
+    return redirect(reverse("studies:detail", args=[study.slug]) + "#members")
 
 
 def _lifecycle(study: Study) -> dict:
@@ -88,9 +119,9 @@ def _lifecycle(study: Study) -> dict:
 @staff_member_required
 def study_set_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The study page's status buttons (draft → pilot → open → closed)."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "lifecycle")
     try:
-        study_status_set(study=study, status=request.POST.get("status", ""))
+        study_status_set(study=study, status=request.POST.get("status", ""), user=request.user)
     except ValidationError as exc:
         messages.error(request, "status: " + " ".join(exc.message_dict.get("status", ["invalid"])))
         return redirect("studies:detail", slug=study.slug)
@@ -102,12 +133,13 @@ def study_set_status(request: HttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def study_normalise_typography(request: HttpRequest, slug: str) -> HttpResponse:
     """The blinding warnings' "Normalise typography" button: turns the setting on for a draft study."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "settings")
     try:
         typography_normalise(study=study)
     except ValidationError as exc:
         messages.error(request, "normalise_typography: " + " ".join(exc.message_dict["normalise_typography"]))
     else:
+        audit(request.user, "settings_changed", study, fields=["normalise_typography"], via="page")
         messages.success(request, f"Study {study.slug}: typography is now normalised on annotators' screens "
                                   "(straight quotes, \"...\", \"-\", plain spaces); the warnings below are what remains.")
     return redirect(reverse("studies:detail", args=[study.slug]) + "#blinding-h")
@@ -117,12 +149,13 @@ def study_normalise_typography(request: HttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def study_invite(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Create N annotators; htmx gets the refreshed annotator table, a plain form post a redirect."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "invite")
     form = InviteForm(request.POST)
     created = []
     if form.is_valid():
         created = annotators_create(study=study, count=form.cleaned_data["count"],
                                     is_pilot=form.cleaned_data["pilot"])
+        audit(request.user, "invited", study, count=len(created), pilot=form.cleaned_data["pilot"], via="page")
     if request.htmx:
         response = render(request, "studies/_annotators.html", {
             "study": study, "rows": _annotator_rows(request, study), "invite_form": form,
@@ -140,10 +173,12 @@ def study_invite(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def study_export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
     """Stream the judgments as CSV or JSON Lines (``?history=1`` adds superseded revisions)."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request.user, slug, "export")
     if fmt not in FORMATS:
         raise Http404(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    return export_response(study, fmt=fmt, history=request.GET.get("history") in {"1", "true", "yes"})
+    history = request.GET.get("history") in {"1", "true", "yes"}
+    audit(request.user, "judgments_exported", study, format=fmt, history=history, via="page")
+    return export_response(study, fmt=fmt, history=history)
 
 
 def export_response(study: Study, *, fmt: str, history: bool = False) -> StreamingHttpResponse:
@@ -176,6 +211,7 @@ def study_import(request: HttpRequest) -> HttpResponse:
             if step == "normalise":
                 return _import_preview(request, context, parsed)
             study = study_create(parsed=parsed)
+            access.study_created_by(study, request.user, how="import page")
         except StudyFileError as exc:  # e.g. the slug was taken since the preview
             context["errors"] = _error_rows(exc.errors)
             return render(request, "studies/import.html", context, status=400)

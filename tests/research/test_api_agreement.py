@@ -25,7 +25,7 @@ def study():
 
 @pytest.fixture
 def staff():
-    return get_user_model().objects.create_user("boss", password="pw", is_staff=True)
+    return get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
 
 
 def url(slug: str) -> str:

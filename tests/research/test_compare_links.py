@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def staff() -> Client:
     client = Client()
-    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True))
+    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True))
     return client
 
 

@@ -30,7 +30,7 @@ def study():
 
 @pytest.fixture
 def staff() -> Client:
-    user = User.objects.create_user("staff", password="pw", is_staff=True)
+    user = User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(user)
     return client
@@ -103,7 +103,7 @@ def test_import_from_the_page_names_errors_and_stores_nothing(staff, study):
 
 
 def test_api_equals_the_command(study):
-    user = User.objects.create_user("api", is_staff=True)
+    user = User.objects.create_user("api", is_staff=True, is_superuser=True)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     url = reverse("api-study-compare", args=[study.slug])

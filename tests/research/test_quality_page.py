@@ -20,7 +20,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def staff(client):
-    user = get_user_model().objects.create_user("res", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("res", password="pw", is_staff=True, is_superuser=True)
     client.force_login(user)
     return client
 

@@ -23,7 +23,7 @@ def study():
 
 @pytest.fixture
 def staff_client(client):
-    client.force_login(get_user_model().objects.create_user("boss", password="pw", is_staff=True))
+    client.force_login(get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True))
     return client
 
 

@@ -56,7 +56,7 @@ def study():
 
 @pytest.fixture
 def staff_client(client):
-    user = get_user_model().objects.create_user("boss", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
     client.force_login(user)
     return client
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.export import FORMATS, csv_lines, export_lines, judgment_rows, jsonl_lines
-from studies.models import Study
+from studies import access
+from studies.audit import audit, audit_lines
 
 
 class Command(BaseCommand):
@@ -18,11 +19,19 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="Write to this file instead of standard output.")
         parser.add_argument("--history", action="store_true",
                             help="Include superseded revisions (see the is_current column).")
+        parser.add_argument("--audit", action="store_true",
+                            help="Export the study's audit log (who did what, when) instead of its judgments; "
+                                 "--format csv (details as JSON text) or jsonl.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
-        study = Study.objects.filter(slug=options["slug"]).first()
-        if study is None:
-            raise CommandError(f"slug: no study {options['slug']!r}")
+        user = access.command_user(options["user"])
+        study = access.command_study(options["slug"], user, "audit" if options["audit"] else "export")
+        if options["audit"]:
+            self._write(audit_lines(study, fmt=options["format"]), options["output"])
+            return
+        audit(user, "judgments_exported", study, format=options["format"], history=options["history"],
+              via="export_judgments", output=options["output"] or "stdout")
         if options["output"]:
             path = Path(options["output"])
             counted = [0]
@@ -44,3 +53,17 @@ class Command(BaseCommand):
         else:
             for chunk in export_lines(study, fmt=options["format"], history=options["history"]):
                 self.stdout.write(chunk, ending="")
+
+    def _write(self, lines: Iterator[str], output: str | None) -> None:
+        if not output:
+            for chunk in lines:
+                self.stdout.write(chunk, ending="")
+            return
+        path = Path(output)
+        try:
+            with path.open("w", encoding="utf-8", newline="") as out:
+                for chunk in lines:
+                    out.write(chunk)
+        except OSError as exc:
+            raise CommandError(f"--output: cannot write {path}: {exc.strerror}")
+        self.stderr.write(f"audit log written to {path}")

@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.links import invitation_url
 from annotation.services import annotators_create
+from studies import access
+from studies.audit import audit
 from studies.models import Study
 
 
@@ -24,11 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--ids", metavar="FILE",
                             help="Participant ids, one a line (e.g. a panel's ids): one annotator each, the id stored "
                                  "as its external id; prints 'ID<TAB>link' a line. Replaces --count.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
-        study = Study.objects.filter(slug=options["slug"]).first()
-        if study is None:
-            raise CommandError(f"slug: no study {options['slug']!r}")
+        user = access.command_user(options["user"])
+        study = access.command_study(options["slug"], user, "invite")
         ids = _read_ids(Path(options["ids"]), study) if options["ids"] else None
         if ids is None and options["count"] < 1:
             raise CommandError("--count: must be at least 1")
@@ -36,10 +38,14 @@ class Command(BaseCommand):
             self.stderr.write(f"note: study {study.slug!r} is {study.status}: these links show no work until the "
                               "study is opened (its page or the admin)")
         if ids is not None:
-            for annotator in annotators_create(study=study, external_ids=ids, is_pilot=options["pilot"]):
+            created = annotators_create(study=study, external_ids=ids, is_pilot=options["pilot"])
+            audit(user, "invited", study, count=len(created), pilot=options["pilot"], via="invite", ids=True)
+            for annotator in created:
                 self.stdout.write(f"{annotator.external_id}\t{invitation_url(annotator, options['base_url'])}")
             return
-        for annotator in annotators_create(study=study, count=options["count"], is_pilot=options["pilot"]):
+        created = annotators_create(study=study, count=options["count"], is_pilot=options["pilot"])
+        audit(user, "invited", study, count=len(created), pilot=options["pilot"], via="invite")
+        for annotator in created:
             self.stdout.write(invitation_url(annotator, options["base_url"]))
 
 

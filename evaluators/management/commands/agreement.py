@@ -34,6 +34,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", nargs="?", help="Study slug (study mode).")
+        parser.add_argument("--user", metavar="USERNAME",
+                            help="Study mode: act as this user (a role on the study needed); without it, the "
+                                 "server's administrator (docs/access.md).")
         parser.add_argument("--ratings", metavar="FILE", help="Long ratings table (CSV, TSV, JSONL or JSON array).")
         parser.add_argument("--judgments", metavar="FILE", help="An export_judgments file (CSV or JSONL).")
         parser.add_argument("--item", default="item", help="--ratings: column holding the item (unit) id.")
@@ -136,10 +139,10 @@ class Command(BaseCommand):
         from evaluators.reports import study_stats
         from studies.models import Study
 
-        try:
-            study = Study.objects.get(slug=opts["slug"])
-        except Study.DoesNotExist:
-            raise CommandError(f"No study with slug {opts['slug']!r}.") from None
+        from studies import access
+
+        study = access.command_study(opts["slug"], access.command_user(opts.get("user")), "report",
+                                     not_found=f"No study with slug {opts['slug']!r}.")
         try:
             return study_stats.study_report(study, **self._study_options(opts))
         except study_stats.ReportError as exc:

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.comparison.selectors import evaluators_for_study, study_comparison
 from evaluators.comparison.core import HUMAN_SCORES
-from studies.models import Study
+from studies import access
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -70,6 +70,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
         parser.add_argument("--json", action="store_true", help="Print the JSON (unrounded) instead of text.")
         parser.add_argument("--evaluator", action="append", metavar="NAME", help="Only this evaluator (repeatable).")
         parser.add_argument("--human-score", choices=HUMAN_SCORES, default="expected_wins",
@@ -79,9 +80,8 @@ class Command(BaseCommand):
         parser.add_argument("--output", metavar="FILE", help="Write to FILE instead of standard output.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        study = Study.objects.filter(slug=opts["slug"]).first()
-        if study is None:
-            raise CommandError(f"no study with slug {opts['slug']!r}")
+        study = access.command_study(opts["slug"], access.command_user(opts["user"]), "compare",
+                                     not_found=f"no study with slug {opts['slug']!r}")
         if opts["bootstrap"] < 1:
             raise CommandError("--bootstrap must be at least 1")
         if opts["evaluator"]:

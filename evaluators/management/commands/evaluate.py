@@ -11,7 +11,7 @@ from evaluators import progress
 from evaluators.metrics.scores import EvaluationError, UnknownEvaluatorError, evaluator_names, evaluator_run
 from evaluators.metrics.study_corpus import build_study_corpus
 from evaluators.models import Evaluator
-from studies.models import Study
+from studies import access
 
 
 class Command(BaseCommand):
@@ -22,6 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
         parser.add_argument("--evaluator", action="append", required=True, metavar="NAME",
                             help="Evaluator to run; repeat for several.")
         parser.add_argument("--nlp", metavar="BACKEND", default=None,
@@ -40,9 +41,8 @@ class Command(BaseCommand):
         unknown = [n for n in opts["evaluator"] if n not in names]
         if unknown:
             raise CommandError(f"unknown evaluator(s): {', '.join(unknown)}; available: {', '.join(names)}")
-        study = Study.objects.filter(slug=opts["slug"]).first()
-        if study is None:
-            raise CommandError(f"no study with slug {opts['slug']!r}")
+        study = access.command_study(opts["slug"], access.command_user(opts["user"]), "scores",
+                                     not_found=f"no study with slug {opts['slug']!r}")
         if opts["nlp"]:
             from evaluators.metrics.language import get_backend
 

@@ -7,7 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.metrics.scores import ScoreFileError, scores_import
-from studies.models import Study
+from studies import access
+from studies.audit import audit
 
 
 class Command(BaseCommand):
@@ -26,11 +27,11 @@ class Command(BaseCommand):
                            help="Higher scores are better (e.g. a quality model's probability).")
         group.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
                            help="Lower scores are better (e.g. an error rate).")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        study = Study.objects.filter(slug=opts["slug"]).first()
-        if study is None:
-            raise CommandError(f"no study with slug {opts['slug']!r}")
+        user = access.command_user(opts["user"])
+        study = access.command_study(opts["slug"], user, "scores", not_found=f"no study with slug {opts['slug']!r}")
         path = Path(opts["file"])
         try:
             content = path.read_text(encoding="utf-8")
@@ -43,6 +44,8 @@ class Command(BaseCommand):
                                        higher_is_better=opts["higher_is_better"], description=opts["description"])
         except ScoreFileError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors)) from None
+        audit(user, "scores_imported", study, file=path.name, via="import_scores",
+              evaluators={e.name: e.scores.count() for e in evaluators})
         for evaluator in evaluators:
             direction = "higher" if evaluator.higher_is_better else "lower"
             self.stdout.write(f"{evaluator.name}: {evaluator.scores.count()} scores stored ({direction} is better)")

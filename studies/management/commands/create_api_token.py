@@ -2,6 +2,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rest_framework.authtoken.models import Token
 
+from studies.audit import audit
+
 
 class Command(BaseCommand):
     help = "Print the researcher API token of a staff user (created on first use); --reset makes a new one."
@@ -18,5 +20,7 @@ class Command(BaseCommand):
             raise CommandError(f"username: {user.username!r} is not staff; the researcher API is staff only")
         if options["reset"]:
             Token.objects.filter(user=user).delete()
-        token, _ = Token.objects.get_or_create(user=user)
+        token, created = Token.objects.get_or_create(user=user)
+        if created:
+            audit(None, "api_token_created", None, for_user=user.username, reset=options["reset"])
         self.stdout.write(token.key)

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from studies import access
 from studies.blinding import parsed_study_lint
 from studies.importing import StudyFileError, parse_study, read_items_file, study_create
 from studies.jsonlimits import JSONTooDeep, json_loads_limited
@@ -25,8 +26,12 @@ class Command(BaseCommand):
                             help="The study's status, overriding the file's.")
         parser.add_argument("--strict", action="store_true",
                             help="Store nothing when the blinding lint has a warning (exit status 1).")
+        parser.add_argument("--user", metavar="USERNAME",
+                            help="The study's owner (a manager of it; docs/access.md), named in the audit log. "
+                                 "Without it the study has no owner: only superusers see it until one is set.")
 
     def handle(self, *args, **options) -> None:
+        user = access.command_user(options["user"])
         path = Path(options["file"])
         try:
             data = json_loads_limited(path.read_text(encoding="utf-8"))
@@ -58,6 +63,7 @@ class Command(BaseCommand):
                 # stderr. --open (or "status" in the file) opens it anyway.
                 parsed.fields["status"] = "draft" if warnings else "open"
             study = study_create(parsed=parsed)
+            access.study_created_by(study, user, how="import_study", file=path.name)
         except StudyFileError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors))
         if study.status == "draft":
