@@ -1,0 +1,112 @@
+"""The WMT human system ranking from segment scores (DA, ESA, MQM-style), as Appraise's ``ComputeWMT23Results`` computes it.
+
+For score protocols (a number per annotator, system and segment; higher is better):
+
+* **z-scores per annotator**: ``(x − mean) / sd`` over that annotator's scores, ``sd`` the
+  sample standard deviation (n − 1); an ``sd`` of 0 (or a single score) counts as 1;
+* **system scores**: each segment's scores are averaged first (repeated judgments of a
+  segment count once), then the segment means are averaged: the mean raw score and the
+  mean z-score of the system;
+* **order**: by mean raw score (WMT23), or by mean z-score (``order="z"``, WMT21/22);
+* **head-to-head**: for every ordered pair (A above B), the one-sided Mann–Whitney U test
+  (``scipy.stats.mannwhitneyu``, ``alternative="greater"``) of A's per-segment means against
+  B's, on the segments both were scored on; p < 0.05 is a win of A over B;
+* **clusters and rank ranges**: walking down the order, a cluster ends after system k when
+  the fewest wins among the first k systems equals the number of systems below k (every
+  one of them beats every system below); a system's rank range is ``losses + 1`` to
+  ``n − wins``.
+
+Checked against Appraise (``Campaign/management/commands/ComputeWMT23Results.py``,
+commit 612e4b0, not vendored) on generated data by ``bench/wmt_ranking_upstream.py``:
+same order, mean raw and z scores, p-values, win counts, rank ranges and cluster
+boundaries. One difference on purpose: Appraise keys its table by the mean raw score, so
+two systems with exactly the same mean overwrite each other; here both are kept (ties
+broken by system name). Pure pandas/SciPy (import contract ``pure-stats``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from scipy.stats import mannwhitneyu
+
+P_LEVEL = 0.05
+
+
+@dataclass
+class WmtRanking:
+    systems: list[dict[str, Any]]
+    head_to_head: list[dict[str, Any]]
+    settings: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"method": "wmt23" if self.settings["order"] == "raw" else "wmt22-z", "systems": self.systems,
+                "head_to_head": self.head_to_head, "settings": self.settings}
+
+
+def z_scores(frame: pd.DataFrame) -> pd.Series:
+    """Per-annotator standardised scores (sample sd; sd 0 counts as 1)."""
+    grouped = frame.groupby("annotator")["score"]
+    mean = grouped.transform("mean")
+    sd = grouped.transform(lambda s: s.std(ddof=1) if len(s) > 1 else 0.0).fillna(0.0)
+    return (frame["score"] - mean) / sd.where(sd != 0, 1.0)
+
+
+def wmt_ranking(frame: pd.DataFrame, *, order: str = "raw", p_level: float = P_LEVEL) -> WmtRanking:
+    """The ranking of ``frame`` (columns ``annotator``, ``system``, ``segment``, ``score``)."""
+    if order not in ("raw", "z"):
+        raise ValueError(f"order {order!r}: raw or z")
+    missing = [c for c in ("annotator", "system", "segment", "score") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {', '.join(missing)}")
+    data = frame[["annotator", "system", "segment", "score"]].copy()
+    data["score"] = pd.to_numeric(data["score"], errors="raise").astype(float)
+    data = data.dropna(subset=["score"])
+    data[["annotator", "system", "segment"]] = data[["annotator", "system", "segment"]].astype(str)
+    data["z"] = z_scores(data)
+    per_segment = data.groupby(["system", "segment"], sort=True)[["score", "z"]].mean()
+    counts = data.groupby("system").size()
+    means = per_segment.groupby(level="system").mean()
+    key = "score" if order == "raw" else "z"
+    order_values = {str(s): float(v) for s, v in means[key].items()}
+    ordered = sorted(order_values, key=lambda s: (-order_values[s], s))
+    segments = {s: per_segment.loc[s]["score"] for s in ordered}
+    wins: dict[str, list[tuple[str, float]]] = {s: [] for s in ordered}
+    losses: dict[str, list[tuple[str, float]]] = {s: [] for s in ordered}
+    h2h: list[dict[str, Any]] = []
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1:]:
+            shared = segments[a].index.intersection(segments[b].index)
+            xa = segments[a].loc[shared].sort_index().to_numpy()
+            xb = segments[b].loc[shared].sort_index().to_numpy()
+            if len(xa) == 0:
+                p = 1.0
+            else:
+                p = float(mannwhitneyu(xa, xb, alternative="greater").pvalue)
+            if p < p_level:
+                wins[a].append((b, p))
+                losses[b].append((a, p))
+            h2h.append({"better": a, "worse": b, "p_value": p, "n_segments": int(len(shared)),
+                        "delta": float(means.loc[a, "score"] - means.loc[b, "score"]), "significant": p < p_level})
+    n = len(ordered)
+    systems: list[dict[str, Any]] = []
+    cluster, min_wins = 1, n
+    for k, s in enumerate(ordered, start=1):
+        w, l_ = len(wins[s]), len(losses[s])
+        min_wins = min(min_wins, w)
+        systems.append({"system": s, "n": int(counts.loc[s]), "n_segments": int(len(segments[s])),
+                        "score": float(means.loc[s, "score"]), "z": float(means.loc[s, "z"]),
+                        "wins": w, "losses": l_, "rank_range": [l_ + 1, n - w], "cluster": cluster,
+                        "beats": [b for b, _ in wins[s]]})
+        if min_wins == n - k:  # every system so far beats every system below: a cluster boundary
+            cluster += 1
+    for row in systems:
+        row["rank"] = row["rank_range"][0]
+    return WmtRanking(systems=systems, head_to_head=h2h,
+                      settings={"order": order, "p_level": p_level,
+                                "test": "one-sided Mann-Whitney U on per-segment means over shared segments",
+                                "z": "per annotator, sample sd (sd 0 counts as 1)",
+                                "n_annotators": int(data["annotator"].nunique()),
+                                "n_scores": int(len(data))})
+
