@@ -69,7 +69,10 @@ def wmt_ranking(frame: pd.DataFrame, *, order: str = "raw", p_level: float = P_L
     counts = data.groupby("system").size()
     means = per_segment.groupby(level="system").mean()
     key = "score" if order == "raw" else "z"
-    order_values = {str(s): float(v) for s, v in means[key].items()}
+    raw_mean = {str(s): float(v) for s, v in means["score"].items()}
+    z_mean = {str(s): float(v) for s, v in means["z"].items()}
+    n_scores = {str(s): int(v) for s, v in counts.items()}
+    order_values = raw_mean if key == "score" else z_mean
     ordered = sorted(order_values, key=lambda s: (-order_values[s], s))
     segments = {s: per_segment.loc[s]["score"] for s in ordered}
     wins: dict[str, list[tuple[str, float]]] = {s: [] for s in ordered}
@@ -88,15 +91,15 @@ def wmt_ranking(frame: pd.DataFrame, *, order: str = "raw", p_level: float = P_L
                 wins[a].append((b, p))
                 losses[b].append((a, p))
             h2h.append({"better": a, "worse": b, "p_value": p, "n_segments": int(len(shared)),
-                        "delta": float(means.loc[a, "score"] - means.loc[b, "score"]), "significant": p < p_level})
+                        "delta": raw_mean[a] - raw_mean[b], "significant": p < p_level})
     n = len(ordered)
     systems: list[dict[str, Any]] = []
     cluster, min_wins = 1, n
     for k, s in enumerate(ordered, start=1):
         w, l_ = len(wins[s]), len(losses[s])
         min_wins = min(min_wins, w)
-        systems.append({"system": s, "n": int(counts.loc[s]), "n_segments": int(len(segments[s])),
-                        "score": float(means.loc[s, "score"]), "z": float(means.loc[s, "z"]),
+        systems.append({"system": s, "n": n_scores[s], "n_segments": int(len(segments[s])),
+                        "score": raw_mean[s], "z": z_mean[s],
                         "wins": w, "losses": l_, "rank_range": [l_ + 1, n - w], "cluster": cluster,
                         "beats": [b for b, _ in wins[s]]})
         if min_wins == n - k:  # every system so far beats every system below: a cluster boundary
