@@ -14,6 +14,10 @@
   (instead of the 401/404, which keeps counting). Prolific entries (``p/<slug>/``) count
   every request against ``RATELIMIT_PROLIFIC``. Answers are JSON under ``/api/``, a short
   page elsewhere.
+- A NUL character or a lone surrogate (config/safetext.py) in the path, the query string, a
+  header value or a form field (name, value, file name) gives 400 naming where it was, before
+  any view runs: ``{"errors": {field: [message]}}`` under ``/api/``, a short page elsewhere.
+  JSON bodies are checked once decoded, by the API's parser (config/parsers.py).
 - A view that finds the database unreachable gives 503 with Retry-After
   (config/errors.py) instead of a 500.
 """
@@ -23,13 +27,17 @@ import io
 from typing import Callable
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.handlers.wsgi import LimitedStream
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.urls import Resolver404, resolve
+from django.utils.html import escape
 
 from config import ratelimit
-from config.errors import db_unavailable_response, is_api, is_db_outage, json_error
+from config.errors import bad_request, db_unavailable_response, is_api, is_db_outage, json_error
 from config.parsers import too_large_message
+from config.safetext import printable, text_problem
 
 TOO_MANY = "Too many requests from your address; retry in {seconds} seconds."
 
@@ -97,6 +105,56 @@ def _too_large(request: HttpRequest) -> HttpResponse:
                         f"<p>{too_large_message()}</p>", status=413)
 
 
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _header_name(meta_key: str) -> str:
+    return meta_key.removeprefix("HTTP_").replace("_", "-").title()
+
+
+def _unsafe_input(request: HttpRequest) -> tuple[str, str] | None:
+    """(field, message) of the first NUL or lone surrogate in the path, query, headers or form fields."""
+    problem = text_problem(request.path_info)
+    if problem:
+        return "path", f"The URL path {problem}."
+    for name, values in request.GET.lists():
+        problem = text_problem(name)
+        if problem:
+            return "query", f"A query parameter name (“{printable(name)}”) {problem}."
+        for value in values:
+            problem = text_problem(value)
+            if problem:
+                return printable(name), f"The query parameter “{printable(name)}” {problem}."
+    for key, value in request.META.items():
+        if (key.startswith("HTTP_") or key == "CONTENT_TYPE") and isinstance(value, str):
+            problem = text_problem(value)
+            if problem:
+                header = _header_name(key)
+                return header, f"The header {header} {problem}."
+    if request.method == "POST" and request.content_type in _FORM_TYPES:
+        for name, values in request.POST.lists():
+            problem = text_problem(name)
+            if problem:
+                return "body", f"A form field name (“{printable(name)}”) {problem}."
+            for value in values:
+                problem = text_problem(value)
+                if problem:
+                    return printable(name), f"The form field “{printable(name)}” {problem}."
+        for name, upload in request.FILES.items():
+            problem = text_problem(name) or text_problem(upload.name or "")
+            if problem:
+                return printable(name), f"The file field “{printable(name)}” (its name or file name) {problem}."
+    return None
+
+
+def _unsafe_input_response(request: HttpRequest, field: str, message: str) -> HttpResponse:
+    message = f"{message} Nothing was stored."
+    if is_api(request):
+        return JsonResponse({"errors": {field: [message]}}, status=400)
+    return HttpResponse(f"<!doctype html><title>Bad request</title><h1>Bad request</h1><p>{escape(message)}</p>",
+                        status=400)
+
+
 class ApiGuardMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -106,6 +164,13 @@ class ApiGuardMiddleware:
             return json_error(413, too_large_message())
         if _is_chunked(request) and not _read_chunked_body(request):
             return _too_large(request)
+        try:
+            unsafe = _unsafe_input(request)
+        except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:
+            # Reading the form here failed as it would have in the view: the same answer (413, 400).
+            return bad_request(request, exc)
+        if unsafe is not None:
+            return _unsafe_input_response(request, *unsafe)
         view_name, token_route = _route(request)
         address = ratelimit.client_address(request)
         uses_token = token_route or bool(request.META.get("HTTP_AUTHORIZATION"))

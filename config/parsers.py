@@ -3,7 +3,8 @@
 DRF's own JSONParser reads the whole stream (Django's DATA_UPLOAD_MAX_MEMORY_SIZE
 only guards ``request.body`` and forms) and lets a body nested ~1,000 deep raise
 RecursionError, a 500. Here an oversize body is a 413 and a deep one a 400 naming
-the body's line and column, both as JSON.
+the body's line and column, both as JSON. A decoded document holding a NUL character or
+a lone surrogate (config/safetext.py) is a 400 naming the field, ``{"errors": {field: [message]}}``.
 """
 from __future__ import annotations
 
@@ -16,12 +17,25 @@ from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.utils.json import strict_constant as json_strict_constant
 
+from config.safetext import json_problem
 from studies.jsonlimits import json_depth_error
 
 
 class RequestTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "request_too_large"
+
+
+class UnsafeText(APIException):
+    """A NUL or a lone surrogate in the body: 400 with the API's ``{"errors": {field: [message]}}``.
+
+    Not a ParseError, so views that turn a ParseError into "Malformed JSON" let it through to DRF's
+    handler, which answers with this detail as it is."""
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "unsafe_text"
+
+    def __init__(self, field: str, message: str):
+        super().__init__({"errors": {field: [f"{message} Nothing was stored."]}})
 
 
 def too_large_message() -> str:
@@ -44,6 +58,10 @@ class DepthLimitedJSONParser(JSONParser):
         if too_deep is not None:
             raise ParseError(f"body: {too_deep}.")
         try:  # NaN / Infinity refused, as DRF's STRICT_JSON does
-            return json.loads(text, parse_constant=json_strict_constant)
+            data = json.loads(text, parse_constant=json_strict_constant)
         except ValueError as exc:
             raise ParseError(f"body: not valid JSON ({exc}).")
+        unsafe = json_problem(data)
+        if unsafe is not None:
+            raise UnsafeText(*unsafe)
+        return data
