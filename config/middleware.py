@@ -140,10 +140,11 @@ def _unsafe_input(request: HttpRequest) -> tuple[str, str] | None:
                 problem = text_problem(value)
                 if problem:
                     return printable(name), f"The form field “{printable(name)}” {problem}."
-        for name, upload in request.FILES.items():
-            problem = text_problem(name) or text_problem(upload.name or "")
-            if problem:
-                return printable(name), f"The file field “{printable(name)}” (its name or file name) {problem}."
+        for name, uploads in request.FILES.lists():
+            for upload in uploads:
+                problem = text_problem(name) or text_problem(upload.name or "")
+                if problem:
+                    return printable(name), f"The file field “{printable(name)}” (its name or file name) {problem}."
     return None
 
 
