@@ -89,7 +89,7 @@ class NextAssignmentAPI(AnnotatorAPIView):
             code = annotator.study.completion_code
             headers = {"X-Completion-Code": code} if code else {}
             return Response(status=status.HTTP_204_NO_CONTENT, headers=headers)
-        candidates = list(assignment.item.candidates.all())
+        candidates = selectors.item_candidates(assignment)
         data = selectors.assignment_payload(
             assignment=assignment, candidates=candidates,
             progress_data=selectors.progress(annotator=annotator))

@@ -12,8 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from annotation.models import Judgment
 from studies.models import Candidate, Item, Study
@@ -29,11 +32,31 @@ BASE_COLUMNS = [
 #: Extra columns (extending the interface, never renaming it).
 EXTRA_COLUMNS = [
     "is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen", "excluded",
-    "pilot",
+    "pilot", "client_duration_ms",
 ]
 COLUMNS = BASE_COLUMNS + EXTRA_COLUMNS
 
 FORMATS = ("csv", "jsonl")
+
+
+@contextmanager
+def _snapshot() -> Iterator[None]:
+    """One transaction that every read of an export sees the database through, as of one moment.
+
+    On PostgreSQL, REPEATABLE READ: every statement of the transaction sees the snapshot taken by its first
+    one, so candidates, items, annotators and judgments read in separate queries (and the judgments streamed
+    afterwards) agree even while annotators arrive, answer or are excluded; the reads never block writers.
+    On SQLite one transaction is a snapshot already (IMMEDIATE, config/settings.py: writers wait for the
+    export, up to the connection's timeout). Inside a caller's transaction the isolation can no longer be
+    chosen: the export then reads through that transaction (a savepoint), as the caller set it up.
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        if not outer and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, Any]]:
@@ -43,7 +66,17 @@ def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, 
     with ``is_current`` False. Rows come annotator by annotator in the order they
     worked, then candidates in study-file order. Values are Python objects
     (datetimes, bools, None); the writers below format them.
+
+    Every query runs in one snapshot (``_snapshot``), held until the last row
+    is yielded or the consumer closes the generator. An error part-way
+    (a lost connection, say) propagates to the consumer: streaming responses
+    then abort the transfer (docs/export.md), never end it as a short file.
     """
+    with _snapshot():
+        yield from _judgment_rows(study, history=history)
+
+
+def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
     candidates: dict[int, list[tuple[int, str, bool, bool]]] = {}
     for pk, item_id, system, is_ref, is_spam in (Candidate.objects.filter(item__study=study)
                                                  .order_by("item_id", "position", "pk")
@@ -60,11 +93,11 @@ def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, 
         judgments = judgments.filter(is_current=True)
     rows = judgments.order_by("assignment__annotator__sequence", "assignment__sequence", "revision").values_list(
         "public_id", "revision", "is_current", "answer", "started_at", "submitted_at", "duration_ms",
-        "assignment__item_id", "assignment__annotator_id", "assignment__candidate_order")
+        "assignment__item_id", "assignment__annotator_id", "assignment__candidate_order", "client_duration_ms")
     system_of = {pk: system for cands in candidates.values() for pk, system, _, _ in cands}
     protocol = study.protocol
     for (public_id, revision, is_current, answer, started, submitted, duration,
-         item_id, annotator_id, order) in rows.iterator(chunk_size=2000):
+         item_id, annotator_id, order, client_duration) in rows.iterator(chunk_size=2000):
         ext, doc, phenomenon, item_spam = items[item_id]
         code, excluded, pilot = annotators[annotator_id]
         screen = {pk: k for k, pk in enumerate(order or [], start=1)}
@@ -88,7 +121,7 @@ def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, 
                 "is_spam_candidate": cand_spam, "judgment": public_id, "revision": revision,
                 "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
                 "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
-                "pilot": pilot,
+                "pilot": pilot, "client_duration_ms": client_duration,
             }
 
 
@@ -172,19 +205,20 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
     - ``label`` (str or None: the labels given, joined by "+"),
     - ``screen_position`` (Int64: 1-based position on the annotator's screen),
     - ``started_at``, ``submitted_at`` (datetime64[ns, UTC], server times),
-      ``duration_ms`` (Int64),
+      ``duration_ms`` (Int64: server time on the item, ``submitted_at`` − ``started_at``),
     - ``judgment`` (str, public id), ``revision`` (int), ``is_current`` (bool:
       always True unless ``history``), ``phenomenon`` (str), ``protocol`` (str),
       ``excluded`` (bool: the annotator has been excluded; their rows are kept,
       consumers decide whether to drop them), ``pilot`` (bool: a pilot annotator's
-      judgment; reports leave them out unless asked).
+      judgment; reports leave them out unless asked), ``client_duration_ms`` (Int64,
+      nullable: the client's own figure when it sent both its times; never used by QC).
 
     An empty study gives an empty frame with the same columns.
     """
     import pandas as pd
 
     frame = pd.DataFrame.from_records(list(judgment_rows(study, history=history)), columns=COLUMNS)
-    for column in ("rank", "screen_position", "duration_ms"):
+    for column in ("rank", "screen_position", "duration_ms", "client_duration_ms"):
         frame[column] = frame[column].astype("Int64")
     frame["chosen"] = frame["chosen"].astype("boolean")
     for column in ("started_at", "submitted_at"):

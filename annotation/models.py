@@ -9,7 +9,7 @@ import secrets
 
 from django.db import models
 
-from studies.models import Study, Item, opaque_id
+from studies.models import Candidate, Study, Item, opaque_id
 
 
 def annotator_token() -> str:
@@ -46,6 +46,9 @@ class Annotator(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], condition=~models.Q(external_id=""),
                                     name="annotator_unique_external_id"),
+            # Allocated under the study's row lock (services.annotators_create); the constraint makes a
+            # collision an error rather than two annotators sharing item and screen orders.
+            models.UniqueConstraint(fields=["study", "sequence"], name="annotator_unique_sequence"),
         ]
 
     def __str__(self) -> str:
@@ -77,6 +80,11 @@ class Assignment(models.Model):
     check_run = models.PositiveSmallIntegerField(
         default=0, help_text="Checks in a row ending with this assignment (never more than two).")
 
+    #: Not a column: the item's candidates in their stored order when the hand-out has just read them
+    #: (services._claim), so the screen shown next needs no query; None otherwise. Read them through
+    #: ``selectors.item_candidates``, which falls back to a query.
+    candidates_loaded: list[Candidate] | None = None
+
     class Meta:
         ordering = ["annotator_id", "sequence"]  # by column: "annotator" would join up to studies
         constraints = [
@@ -100,7 +108,11 @@ class Judgment(models.Model):
     client_submitted_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(help_text="Server time the item was shown (or the previous revision saved).")
     submitted_at = models.DateTimeField(auto_now_add=True, help_text="Server time of submission.")
-    duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Client time on the item when given, else server time.")
+    duration_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Server time on the item: from started_at to the answer's arrival (ms).")
+    client_duration_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The client's own figure (client_submitted_at − client_started_at, ms) when "
+                                         "it sent both times; never used by quality control.")
 
     class Meta:
         ordering = ["assignment_id", "revision"]

@@ -72,9 +72,17 @@ def progress(*, annotator: Annotator) -> dict[str, int]:
     return {"done": done, "total": max(total, done)}
 
 
+def item_candidates(assignment: Assignment) -> list[Candidate]:
+    """The assignment's item's candidates in their stored order: those the hand-out just read
+    (``Assignment.candidates_loaded``), else one query."""
+    if assignment.candidates_loaded is not None:
+        return list(assignment.candidates_loaded)
+    return list(assignment.item.candidates.all())
+
+
 def ordered_candidates(assignment: Assignment, candidates: list[Candidate] | None = None) -> list[Candidate]:
     if candidates is None:
-        candidates = list(assignment.item.candidates.all())
+        candidates = item_candidates(assignment)
     position = {pk: k for k, pk in enumerate(assignment.candidate_order)}
     return sorted(candidates, key=lambda c: position.get(c.pk, len(position)))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -28,8 +29,15 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 @transaction.atomic
 def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] | None = None,
                       is_pilot: bool = False) -> list[Annotator]:
-    """Create annotators (invitations) for a study, numbered in arrival order; pilot annotators if ``is_pilot``."""
+    """Create annotators (invitations) for a study, numbered in arrival order; pilot annotators if ``is_pilot``.
+
+    The numbers are allocated under the study's row lock (PostgreSQL ``SELECT … FOR UPDATE``; SQLite's
+    IMMEDIATE transaction holds the database's write lock already): two arrivals at the same moment read the
+    highest number one after the other, never both the same one. The (study, sequence) unique constraint
+    backs this up: a collision would be an error, never two annotators sharing their item and screen orders.
+    """
     ids = external_ids if external_ids is not None else [""] * count
+    Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).get()
     last = study.annotators.order_by("-sequence").values_list("sequence", flat=True).first() or 0
     return [Annotator.objects.create(study=study, external_id=ext, sequence=last + k + 1, is_pilot=is_pilot)
             for k, ext in enumerate(ids)]
@@ -302,31 +310,51 @@ def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, seque
         return None
     item, cands = statements.item_with_candidates(item_id)
     item.study = study
-    # The caller shows these next: keep them as prefetch_related would (item.candidates.all() reuses them).
-    loaded = item.candidates.all()
-    loaded._result_cache = cands
-    loaded._prefetch_done = True  # type: ignore[attr-defined]
-    item._prefetched_objects_cache = {"candidates": loaded}  # type: ignore[attr-defined]
     assignment = statements.insert(Assignment(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
         checks_owed=checks_owed, check_run=check_run, candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands)))
+    # The caller shows these next: handed over explicitly (selectors.item_candidates reads them), no query.
+    assignment.candidates_loaded = cands
     if full:
         slots.study_open_items_add(study=study, delta=-1)
     return assignment
 
 
+#: Reads of a released assignment's item before its reclaim gives up (each lost one means another claim won).
+_RECLAIM_ATTEMPTS = 8
+
+
 def _reclaim(assignment: Assignment, study: Study) -> bool:
-    """Give a released assignment back to its annotator when the item still has a free slot."""
+    """Give a released assignment back to its annotator when the item still has a free slot.
+
+    The status flips RELEASED → PENDING in one conditional UPDATE (``WHERE status = 'released'``) before the
+    slot is claimed: of two requests of one annotator (two tabs, a double click) that both read the
+    assignment as released, the second waits on the first's row lock and then matches no row, so the item's
+    count rises once. True when the assignment is pending for the annotator now (reclaimed by this request or
+    by the other one); False when it is not (its item is full, or it was answered meanwhile).
+    """
+    now = timezone.now()
     with transaction.atomic():
-        seen = Item.objects.filter(pk=assignment.item_id).values_list("n_assigned", flat=True).get()
-        claimed, full = slots.slot_claim(item_id=assignment.item_id, seen=seen, redundancy=study.redundancy)
+        flipped = Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.RELEASED).update(
+            status=AssignmentStatus.PENDING, opened_at=now)
+        if not flipped:
+            current = Assignment.objects.filter(pk=assignment.pk).values_list("status", "opened_at").get()
+            assignment.status, assignment.opened_at = current
+            return assignment.status == AssignmentStatus.PENDING
+        for _attempt in range(_RECLAIM_ATTEMPTS):
+            # Another annotator's claim of the same item may change its count between our read and our
+            # conditional UPDATE: read it again (each statement sees the latest commit) while a slot is free.
+            seen = Item.objects.filter(pk=assignment.item_id).values_list("n_assigned", flat=True).get()
+            claimed, full = slots.slot_claim(item_id=assignment.item_id, seen=seen, redundancy=study.redundancy)
+            if claimed or seen >= study.redundancy:
+                break
         if not claimed:
+            transaction.set_rollback(True)  # the status flip too: the assignment stays released
             return False
-        assignment.status = AssignmentStatus.PENDING
-        assignment.opened_at = timezone.now()
-        Assignment.objects.filter(pk=assignment.pk).update(status=assignment.status, opened_at=assignment.opened_at)
         if full:
             slots.study_open_items_add(study=study, delta=-1)
+    assignment.status = AssignmentStatus.PENDING
+    assignment.opened_at = now
     return True
 
 
@@ -348,9 +376,12 @@ def assignments_release_stale(*, study: Study) -> int:
         if not stale:
             return 0
         Assignment.objects.filter(pk__in=[pk for pk, _, _ in stale]).update(status=AssignmentStatus.RELEASED)
-        # An excluded annotator's assignments stopped counting when they were excluded.
-        counted = [item_id for _, item_id, excluded in stale if not excluded]
-        slots.items_count_add(study=study, items=Item.objects.filter(pk__in=counted), delta=-1)
+        # An excluded annotator's assignments stopped counting when they were excluded. Several annotators'
+        # assignments of one item can go stale together: each item moves down by as many as it lost.
+        lost = Counter(item_id for _, item_id, excluded in stale if not excluded)
+        for n in sorted(set(lost.values())):
+            slots.items_count_add(study=study, items=Item.objects.filter(pk__in=[i for i, m in lost.items() if m == n]),
+                                  delta=-n)
     return len(stale)
 
 
@@ -371,6 +402,23 @@ def _digest(answer: dict) -> str:
     return hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()
 
 
+def _duration_ms(span: timedelta) -> int:
+    """A time span in whole milliseconds, within what the column holds (negative spans, from clocks set back,
+    as 0)."""
+    return min(max(0, int(span.total_seconds() * 1000)), DURATION_MS_MAX)
+
+
+def _excluded_locked(annotator_id: int) -> bool:
+    """The annotator's exclusion flag read under their row lock (``SELECT … FOR UPDATE``), held to the commit.
+
+    A late answer to a released item and the annotator's exclusion are serialised on the annotator row
+    (``annotator_exclude`` writes it first): whichever commits second sees the other's work, so the item is
+    counted exactly when the annotator is not excluded. Only this rare path (an answer to a released
+    assignment) pays the extra query; the flag read when the request started may be stale by now.
+    """
+    return Annotator.objects.select_for_update().filter(pk=annotator_id).values_list("excluded", flat=True).get()
+
+
 def judgment_submit(*, assignment: Assignment, payload: Any,
                     candidates: list[Candidate] | None = None) -> tuple[Judgment, bool]:
     """Store an answer as a new judgment (or revision); return (judgment, created).
@@ -389,10 +437,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
         if current_pk is not None and current_digest == digest:
             return Judgment.objects.get(pk=current_pk), False
         started = locked.opened_at or locked.created_at
+        client_duration = None
         if times["client_started_at"] and times["client_submitted_at"]:
-            duration = (times["client_submitted_at"] - times["client_started_at"]).total_seconds()
-        else:
-            duration = (now - started).total_seconds()
+            client_duration = _duration_ms(times["client_submitted_at"] - times["client_started_at"])
         revision = 1
         if current_pk is not None:
             revision = (current_revision or 0) + 1
@@ -400,8 +447,8 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
         judgment = statements.insert(Judgment(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
-            started_at=started, duration_ms=min(max(0, int(duration * 1000)), DURATION_MS_MAX)))
-        if locked.status == AssignmentStatus.RELEASED and not assignment.annotator.excluded:
+            started_at=started, duration_ms=_duration_ms(now - started), client_duration_ms=client_duration))
+        if locked.status == AssignmentStatus.RELEASED and not _excluded_locked(locked.annotator_id):
             # Its slot had gone back to the pool; the answer is kept and counts again (maybe past the redundancy).
             slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)
         if locked.status != AssignmentStatus.DONE:

@@ -52,6 +52,9 @@ def annotator_exclude(*, annotator: Annotator, reason: str) -> Annotator:
         raise ValidationError({"reason": [f"At most {REASON_MAX_LENGTH} characters ({len(reason)} given)."]})
     with transaction.atomic():
         # The flag flips once, under the row lock: counts move exactly once however often this is called.
+        # The lock (taken by this UPDATE, first in the transaction) is held to the commit: a late answer to a
+        # released item reads the flag under the same lock (services._excluded_locked), so the two never
+        # both decide from the state before the other.
         flipped = Annotator.objects.filter(pk=annotator.pk, excluded=False).update(excluded=True)
         annotator.excluded = True
         annotator.exclusion_reason = reason

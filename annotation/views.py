@@ -140,7 +140,7 @@ def _render_item(request: HttpRequest, context: dict[str, Any], status: int = 20
 def _show(request: HttpRequest, annotator: Annotator, assignment: Assignment,
           answer: dict[str, Any] | None = None, errors: dict[str, list[str]] | None = None,
           status: int = 200) -> HttpResponse:
-    candidates = list(assignment.item.candidates.all())
+    candidates = selectors.item_candidates(assignment)
     if errors is None:
         services.assignment_open(assignment=assignment)
         answer = selectors.answer_for_client(selectors.current_judgment(assignment), candidates)
@@ -203,7 +203,7 @@ def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str)
 
 
 def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignment) -> HttpResponse:
-    candidates = list(assignment.item.candidates.all())
+    candidates = selectors.item_candidates(assignment)
     payload = payload_from_post(study=assignment.item.study, candidates=candidates, data=request.POST)
     try:
         services.judgment_submit(assignment=assignment, payload=payload, candidates=candidates)

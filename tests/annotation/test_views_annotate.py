@@ -328,15 +328,26 @@ def test_impossible_client_times_are_dropped_and_the_answer_kept():
     assert judgment.client_started_at is None and judgment.client_submitted_at is None
 
 
-def test_client_times_give_the_duration():
+def test_the_duration_is_the_servers_and_the_clients_is_kept_beside_it():
+    """duration_ms runs from when the server showed the item to when the answer arrived (issue 14): a
+    client's own times, however far apart, only give client_duration_ms."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
     study = judgment_study()
     annotator = one_annotator(study)
     client = Client()
     assignment, _ = open_current(client, annotator)
+    Assignment.objects.filter(pk=assignment.pk).update(opened_at=timezone.now() - timedelta(seconds=8))
     client.post(url("item-detail", annotator, assignment.public_id),
                 {"label": "correct", "client_started_at": "2026-11-22T10:15:00.000Z",
-                 "client_submitted_at": "2026-11-22T10:15:03.250Z"})
-    assert Judgment.objects.get().duration_ms == 3250
+                 "client_submitted_at": "2026-11-22T10:45:03.250Z"})
+    judgment = Judgment.objects.get()
+    assert judgment.client_duration_ms == 30 * 60_000 + 3250
+    assert judgment.duration_ms is not None and 8000 <= judgment.duration_ms < 13000
+    assert judgment.duration_ms == pytest.approx(
+        (judgment.submitted_at - judgment.started_at).total_seconds() * 1000, abs=1000)
 
 
 # --- htmx -----------------------------------------------------------------------------------
