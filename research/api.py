@@ -128,6 +128,9 @@ class JudgmentRowSerializer(serializers.Serializer):
     protocol = serializers.CharField()
     chosen = serializers.BooleanField(allow_null=True, help_text="Choice: this candidate was chosen.")
     excluded = serializers.BooleanField(help_text="The annotator has been excluded.")
+    client_duration_ms = serializers.IntegerField(
+        allow_null=True, help_text="The client's own time on the item, when it sent both its times; duration_ms is "
+                                   "the server's (from started_at to the answer's arrival).")
 
 
 class StudyJudgmentsAPI(ResearcherAPIView):

@@ -133,6 +133,31 @@ def test_constant_number_of_queries(django_assert_max_num_queries):
         assert len(list(judgment_rows(large))) == 30 * 3 * 3
 
 
+def test_duration_is_the_servers_and_the_clients_comes_last():
+    """duration_ms (interface column) is the server's figure; the client's is the last extra column."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    assert COLUMNS[-1] == "client_duration_ms" and COLUMNS.index("duration_ms") == len(BASE_COLUMNS) - 1
+    study = make_study(slug="times", n_items=2, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    for claimed in ("2026-01-01T10:00:50Z", None):
+        assignment = assignment_next(annotator=annotator)
+        Assignment.objects.filter(pk=assignment.pk).update(opened_at=timezone.now() - timedelta(seconds=20))
+        payload = rank_by_system(assignment, ordered_candidates(assignment))
+        if claimed:  # an API client claiming 50 s on an item served 20 s ago
+            payload |= {"client_started_at": "2026-01-01T10:00:00Z", "client_submitted_at": claimed}
+        judgment_submit(assignment=assignment, payload=payload)
+    rows = list(judgment_rows(study))
+    assert sorted({row["client_duration_ms"] for row in rows}, key=str) == [50_000, None]
+    assert all(20_000 <= row["duration_ms"] < 25_000 for row in rows)
+    assert all(row["duration_ms"] == pytest.approx((row["submitted_at"] - row["started_at"]).total_seconds() * 1000,
+                                                   abs=1000) for row in rows)
+    frame = judgments_frame(study)
+    assert str(frame["client_duration_ms"].dtype) == "Int64" and frame["client_duration_ms"].isna().sum() == 3
+
+
 def test_frame_has_columns_and_types():
     study = make_study(slug="fr", n_items=3, settings={"redundancy": 2})
     judge_everything(study, answer=rank_by_system)
