@@ -65,6 +65,7 @@ class _Row:
     started_at: datetime
     submitted_at: datetime
     duration_ms: int | None
+    client_duration_ms: int | None
     judgment: str
     revision: int
     is_current: bool
@@ -160,12 +161,13 @@ def parse_export(name: str, content: str) -> list[_Row]:
         rank = _int(rec.get("rank"), allow_empty=True)
         position = _int(rec.get("screen_position"), allow_empty=False)
         duration = _int(rec.get("duration_ms"), allow_empty=True)
+        client_duration = _int(rec.get("client_duration_ms"), allow_empty=True)  # optional (issue 14's column)
         revision = _int(rec.get("revision", 1), allow_empty=True)
         for column, value in (("rank", rank), ("screen_position", position), ("duration_ms", duration),
-                              ("revision", revision)):
+                              ("client_duration_ms", client_duration), ("revision", revision)):
             if isinstance(value, str):
                 problems.append(f"{column} {value}")
-            elif isinstance(value, int) and value < (0 if column == "duration_ms" else 1):
+            elif isinstance(value, int) and value < (0 if column.endswith("duration_ms") else 1):
                 problems.append(f"{column} {value} is out of range")
         started, submitted = _time(rec.get("started_at")), _time(rec.get("submitted_at"))
         if started is None:
@@ -190,6 +192,7 @@ def parse_export(name: str, content: str) -> list[_Row]:
                          rank=rank if isinstance(rank, int) else None, choice=text.get("choice", ""),
                          label=text.get("label", ""), screen_position=position, started_at=started,
                          submitted_at=submitted, duration_ms=duration if isinstance(duration, int) else None,
+                         client_duration_ms=client_duration if isinstance(client_duration, int) else None,
                          judgment=text.get("judgment", ""), revision=revision if isinstance(revision, int) else 1,
                          is_current=bool(current), phenomenon=text.get("phenomenon", ""), protocol=protocol,
                          excluded=flags["excluded"], pilot=flags["pilot"]))
@@ -428,7 +431,7 @@ def _store_judgments(study: Study, judgments: list[_Judgment], items: dict[str, 
         judgment_objs.append(Judgment(
             assignment=assignment, revision=first.revision, is_current=first.is_current, answer=answer,
             payload_digest=hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest(),
-            started_at=first.started_at, duration_ms=first.duration_ms))
+            started_at=first.started_at, duration_ms=first.duration_ms, client_duration_ms=first.client_duration_ms))
     created = Judgment.objects.bulk_create(judgment_objs, batch_size=2000)
     # submitted_at is auto_now_add: set the file's times afterwards.
     by_key = {(o.assignment_id, o.revision): o for o in created}

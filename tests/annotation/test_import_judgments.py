@@ -135,6 +135,27 @@ def test_choice_and_labels_and_history_round_trip(tmp_path):
     assert same(report("lab2"), report("lab"))
 
 
+def test_client_durations_survive_the_round_trip(tmp_path):
+    """The client's figure (issue 14's last export column) is read back; the server's duration too."""
+    study = make_study(slug="cd", n_items=2, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    for seconds in (7, None):
+        assignment = assignment_next(annotator=annotator)
+        payload = ranking_answer(0, assignment, ordered_candidates(assignment))
+        if seconds:
+            payload |= {"client_started_at": "2026-01-01T10:00:00Z", "client_submitted_at": f"2026-01-01T10:00:0{seconds}Z"}
+        judgment_submit(assignment=assignment, payload=payload)
+    path = tmp_path / "cd.csv"
+    path.write_text(export("cd", "csv"))
+    call_command("import_judgments", str(path), "--format", "export", "--slug", "cd2", stdout=io.StringIO())
+
+    def pairs(slug: str) -> list[tuple[int | None, int | None]]:
+        return sorted(Judgment.objects.filter(assignment__item__study__slug=slug)
+                      .values_list("duration_ms", "client_duration_ms"), key=str)
+
+    assert pairs("cd2") == pairs("cd") and {c for _, c in pairs("cd2")} == {7000, None}
+
+
 def _rows(tmp_path) -> list[str]:
     study = make_study(slug="src", n_items=3, settings={"redundancy": 1, "spam_rate": 0.0})
     judge(study, 1, ranking_answer)
@@ -147,6 +168,7 @@ def _rows(tmp_path) -> list[str]:
     (lambda h, r: [h] + r + [r[0].replace("2026", "20x6").replace("2025", "20x5")], "is not an ISO 8601 time"),
     (lambda h, r: [h, r[0].replace(",ext-", ",,", 1)] + r[1:], "line 2: item is empty"),
     (lambda h, r: [h] + r + [r[0]], "lists a system twice"),
+    (lambda h, r: [h, ",".join(r[0].split(",")[:-1] + ["-5"])] + r[1:], "line 2: client_duration_ms -5 is out of range"),
 ])
 def test_bad_rows_are_named_and_nothing_is_stored(tmp_path, mutate, message):
     header, *rows = _rows(tmp_path)
