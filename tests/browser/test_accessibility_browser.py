@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def login(context: Any, live_server) -> None:
-    user = get_user_model().objects.create_user("axe", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("axe", password="pw", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(user)
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,

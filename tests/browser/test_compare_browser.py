@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def login(page, live_server) -> None:
-    user = get_user_model().objects.create_user("cmp-boss", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("cmp-boss", password="pw", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(user)
     page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,

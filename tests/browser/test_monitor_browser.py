@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_copy_all_links_and_prolific_url(chromium_browser, live_server):
     study = make_study(slug="copy-links", n_items=2)
     annotators = annotators_create(study=study, count=3)
-    user = get_user_model().objects.create_user("copier", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("copier", password="pw", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(user)
     context = chromium_browser.new_context(viewport={"width": 1366, "height": 850})

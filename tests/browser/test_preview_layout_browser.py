@@ -25,7 +25,7 @@ SIZES = {"1280": {"width": 1280, "height": 900}, "390": {"width": 390, "height":
 
 
 def login(context: Any, live_server) -> None:
-    user = get_user_model().objects.create_user("pv", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("pv", password="pw", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(user)
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,

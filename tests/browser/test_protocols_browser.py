@@ -109,7 +109,7 @@ def test_quality_page_exclude_with_keyboard(live_server, browser_page, screensho
             pick = {"first": cands[0], "careful": next(c for c in cands if not c.is_spam),
                     "spam": next((c for c in cands if c.is_spam), cands[-1])}[rule]
             judgment_submit(assignment=assignment, payload={"choice": pick.public_id})
-    user = get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user("researcher", password="pw", is_staff=True, is_superuser=True)
     client.force_login(user)
     page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
                                "url": live_server.url}])
