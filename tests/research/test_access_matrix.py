@@ -56,7 +56,7 @@ def users(study: Study) -> dict[str, Any]:
 
 
 def _annotator(study: Study) -> Annotator:
-    return study.annotators.order_by("sequence").first()  # type: ignore[return-value]
+    return study.annotators.order_by("sequence").first()
 
 
 @dataclass
@@ -223,7 +223,7 @@ def test_admin_changelists_and_change_forms(role: str, study: Study, users: dict
     client.force_login(users[role])
     from annotation.models import Judgment
 
-    mine = Judgment.objects.filter(assignment__annotator__study=study).first().public_id  # type: ignore[union-attr]
+    mine = Judgment.objects.filter(assignment__annotator__study=study).first().public_id
     theirs = annotators_create(study=other, count=1)[0].code
     for name in ("studies_study", "studies_item", "annotation_annotator", "annotation_judgment"):
         response = client.get(reverse(f"admin:{name}_changelist"))
@@ -276,6 +276,7 @@ COMMANDS: list[tuple[str, str, Callable[[Study, Any], list[str]]]] = [
     ("evaluate", "manager", lambda s, tmp: ["evaluate", s.slug, "--evaluator", "chrf"]),
     ("import_scores", "manager", lambda s, tmp: ["import_scores", s.slug, str(tmp), "--name", "m",
                                                  "--higher-is-better"]),
+    ("quality", "analyst", lambda s, tmp: ["quality", s.slug, "--json"]),
 ]
 
 

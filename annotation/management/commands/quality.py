@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.quality import study_quality
 from annotation.services_quality import study_apply_auto_exclusion
-from studies.models import Study
+from studies import access
+from studies.audit import audit
 
 
 def _fmt(value: object) -> str:
@@ -29,15 +30,17 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="One JSON object per annotator, in a list.")
         parser.add_argument("--apply-rule", action="store_true",
                             help="First exclude annotators above the study's auto_exclude_share.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
-        study = Study.objects.filter(slug=options["slug"]).first()
-        if study is None:
-            raise CommandError(f"slug: no study {options['slug']!r}")
+        user = access.command_user(options["user"])
+        study = access.command_study(options["slug"], user, "exclude" if options["apply_rule"] else "quality")
         if options["apply_rule"]:
             if study.auto_exclude_share is None:
                 raise CommandError(f"--apply-rule: study {study.slug!r} has no auto_exclude_share rule")
             for annotator in study_apply_auto_exclusion(study=study):
+                audit(user, "excluded", study, annotator=annotator.code, reason=annotator.exclusion_reason,
+                      via="quality --apply-rule")
                 self.stderr.write(f"excluded {annotator.code}: {annotator.exclusion_reason}")
         rows = [q.as_dict() for q in study_quality(study=study)]
         if options["json"]:
