@@ -203,6 +203,10 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int,
     for _attempt in range(5):
         try:
             made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor, checks=checks)
+        except _ExcludedMeanwhile:
+            # An exclusion committed after this request checked the flag: the claim was rolled back whole.
+            annotator.excluded = True
+            return None
         except OperationalError as exc:
             if not _is_deadlock(exc):
                 raise
@@ -301,6 +305,10 @@ def _hand_out_check(study: Study, annotator: Annotator, *, sequence: int, cursor
     return None, lost_race
 
 
+class _ExcludedMeanwhile(Exception):
+    """The annotator was excluded while their hand-out ran (the assignment INSERT found them excluded)."""
+
+
 def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, sequence: int,
            order_step: int, checks_owed: int = 0, check_run: int = 0) -> Assignment | None:
     """Take a slot of the item (whose count was ``seen``) and create the assignment; None when someone else
@@ -310,9 +318,11 @@ def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, seque
         return None
     item, cands = statements.item_with_candidates(item_id)
     item.study = study
-    assignment = statements.insert(Assignment(
+    assignment = statements.insert_assignment(Assignment(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
         checks_owed=checks_owed, check_run=check_run, candidate_order=candidate_order_for(study=study, annotator=annotator, item=item, candidates=cands)))
+    if assignment is None:
+        raise _ExcludedMeanwhile  # rolls the claim back with the hand-out's transaction
     # The caller shows these next: handed over explicitly (selectors.item_candidates reads them), no query.
     assignment.candidates_loaded = cands
     if full:

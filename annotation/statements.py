@@ -318,6 +318,46 @@ def _insert_sql(model: type[Model], vendor: str) -> tuple[str, list[Field]]:
     return sql, fields
 
 
+@lru_cache(maxsize=None)
+def _insert_assignment_sql(vendor: str) -> tuple[str, list[Field]]:
+    connection = _db()
+    fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key]
+    lock = " FOR SHARE" if connection.features.has_select_for_update else ""  # PostgreSQL; SQLite has none
+    sql = (f"INSERT INTO {_table(Assignment)} ({', '.join(_q(f.column) for f in fields)}) "
+           f"SELECT {', '.join(['%s'] * len(fields))} WHERE EXISTS (SELECT 1 FROM {_table(Annotator)} a "
+           f"WHERE a.{_q('id')} = %s AND NOT a.{_col(Annotator, 'excluded')}{lock})")
+    if connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {_q(Assignment._meta.pk.column)}"
+    return sql, fields
+
+
+def insert_assignment(obj: Assignment) -> Assignment | None:
+    """INSERT a new assignment as ``insert`` does, but only while its annotator is not excluded; None otherwise.
+
+    The check reads the annotator row under ``FOR SHARE`` (PostgreSQL), which waits for an exclusion
+    in progress (its UPDATE holds the row) and then sees it; an exclusion that comes second waits for this
+    transaction instead, and its sweep then finds the new assignment (annotation.services_quality). SQLite's
+    IMMEDIATE transactions are serialised already.
+    """
+    connection = _db()
+    sql, fields = _insert_assignment_sql(connection.vendor)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, obj.annotator_id])
+        if connection.features.can_return_columns_from_insert:
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            obj.pk = row[0]
+        else:
+            if cursor.rowcount != 1:
+                return None
+            obj.pk = cursor.lastrowid
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj
+
+
 def insert(obj: M) -> M:
     """INSERT a new instance as ``save()`` would — defaults, ``auto_now_add``, each field's database
     preparation — without the save machinery (no model here has save signals or an overridden save)."""

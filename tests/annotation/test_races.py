@@ -130,6 +130,30 @@ def test_an_exclusion_racing_a_late_answer_leaves_the_counts_exact():
     assert not Item.objects.filter(study=study, n_assigned__gt=0).exists()
 
 
+def test_an_exclusion_racing_a_hand_out_leaves_the_counts_exact():
+    """An annotator asks for work while being excluded: the hand-out either comes first (and the exclusion
+    uncounts it) or finds them excluded and stores nothing — never a counted item for an excluded annotator."""
+    study = make_study(slug="exclude-next", n_items=40, settings={"redundancy": 2})
+    annotators = annotators_create(study=study, count=10)
+    for annotator in annotators:  # each has answered one item already; the race is over their second
+        held = assignment_next(annotator=annotator)
+        assert held is not None
+        judgment_submit(assignment=held, payload=answer(held))
+
+    def ask(pk: int) -> None:
+        assignment_next(annotator=Annotator.objects.select_related("study").get(pk=pk))
+
+    targets: list[Callable[[], Any]] = []
+    for annotator in annotators:
+        targets.append(partial(ask, annotator.pk))
+        targets.append(partial(annotator_exclude, annotator=Annotator.objects.select_related("study")
+                               .get(pk=annotator.pk), reason="race"))
+    errors = run_together(targets)
+    assert not errors, errors
+    assert not counted_mismatches(study), "an item counts a hand-out to an excluded annotator"
+    assert not Item.objects.filter(study=study, n_assigned__gt=0).exists()
+
+
 def test_the_export_is_one_snapshot_while_annotators_arrive_and_answer():
     """Exports running while new annotators arrive and answer: every export is complete and consistent
     (no error mid-stream, every judgment with its annotator), never a stream cut short."""

@@ -120,6 +120,19 @@ def test_insert_stores_what_save_would(judged):
                                    started_at=started))
 
 
+def test_insert_assignment_stores_what_save_would_and_nothing_for_an_excluded_annotator(judged):
+    study, annotator, assignment, _ = judged
+    item = Item.objects.filter(study=study).exclude(pk=assignment.item_id).first()
+    new = statements.insert_assignment(Assignment(annotator=annotator, item=item, sequence=2, candidate_order=[3, 1],
+                                                  opened_at=timezone.now(), order_step=4, checks_owed=1))
+    assert new is not None and new.pk and not new._state.adding and len(new.public_id) > 8
+    assert fields(new) == fields(Assignment.objects.get(pk=new.pk))
+    Annotator.objects.filter(pk=annotator.pk).update(excluded=True)
+    other = Item.objects.filter(study=study).exclude(pk__in=[assignment.item_id, item.pk]).first()
+    assert statements.insert_assignment(Assignment(annotator=annotator, item=other, sequence=3)) is None
+    assert not Assignment.objects.filter(annotator=annotator, item=other).exists()
+
+
 def test_slot_update_only_from_the_count_just_read(judged):
     _, _, assignment, _ = judged
     item = Item.objects.get(pk=assignment.item_id)
