@@ -49,8 +49,14 @@ def annotator_for_external_id(*, study: Study, external_id: str, session: dict[s
     ``session`` (e.g. Prolific's study and session ids) is appended to the
     annotator's arrivals when it is new, so payments can be reconciled.
     """
-    annotator = (study.annotators.filter(external_id=external_id).first()
-                 or annotators_create(study=study, external_ids=[external_id])[0])
+    annotator = study.annotators.filter(external_id=external_id).first()
+    if annotator is None:
+        try:
+            annotator = annotators_create(study=study, external_ids=[external_id])[0]
+        except IntegrityError:
+            # The same participant arrived twice at once (a double click on the platform's link): the other
+            # request created them first (unique (study, external_id)); this one rolled back whole.
+            annotator = study.annotators.get(external_id=external_id)
     known = [{k: v for k, v in entry.items() if k != "at"} for entry in annotator.external_sessions]
     if session and session not in known:
         with transaction.atomic():

@@ -96,6 +96,19 @@ def test_arrivals_at_the_same_moment_get_distinct_sequences():
     assert sorted(sequences) == list(range(1, 37))
 
 
+def test_one_participant_arriving_twice_at_once_is_one_annotator():
+    """A double click on the recruiting platform's link: both requests get the same annotator, no error."""
+    study = make_study(slug="double-click", n_items=4)
+    got: list[int] = []
+
+    def arrive() -> None:
+        got.append(annotator_for_external_id(study=Study.objects.get(pk=study.pk), external_id="pid-1").pk)
+
+    errors = run_together([arrive for _ in range(6)])
+    assert not errors, errors
+    assert len(set(got)) == 1 and study.annotators.count() == 1
+
+
 def test_two_tabs_reclaiming_one_released_item_count_it_once():
     """Two requests of one annotator (two tabs, a double click) both find their released item: one reclaim."""
     study = make_study(slug="reclaim", n_items=24, settings={"redundancy": 3, "reservation_minutes": 30})
