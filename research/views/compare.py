@@ -128,6 +128,7 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
             "study": study, "job": pending, "options": options, **_jobs_context(study, pending)}, status=status_code)
     return render(request, "evaluators/compare.html", {
         "study": study, "result": result, "options_form": options_form, "options": options,
+        "may_scores": access.can(request.user, "scores", study),
         "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
         "evaluator_names": [e["name"] for e in result["evaluators"]],
         "evaluator_heads": [{"name": e["name"], "dip": e["system_score"] == "dip_eq1",

@@ -63,6 +63,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
 
 
 def _respond(request: HtmxHttpRequest, context: dict, status: int = 200) -> HttpResponse:
+    context["may_exclude"] = access.can(request.user, "exclude", context["study"])
     template = "studies/_quality_table.html" if request.htmx else "studies/quality.html"
     return render(request, template, context, status=status)
 

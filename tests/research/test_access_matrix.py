@@ -191,6 +191,15 @@ def test_study_page_shows_what_the_role_allows(study: Study, users: dict, client
     assert "studies/acc/invite/" in page and 'name="role"' in page
 
 
+def test_quality_and_compare_pages_offer_writes_to_managers_only(study: Study, users: dict, client: Any) -> None:
+    for role, shown in (("analyst", False), ("manager", True)):
+        client.force_login(users[role])
+        quality = client.get(reverse("studies:quality", args=[study.slug])).content.decode()
+        compare = client.get(reverse("compare-report", args=[study.slug])).content.decode()
+        assert ("/exclude/" in quality) is shown, role
+        assert ('id="import-form"' in compare) is shown, role
+
+
 # --- the admin -------------------------------------------------------------------
 
 def _admin_action(client: Any, user: Any, action: str, studies: list[Study]) -> Any:
