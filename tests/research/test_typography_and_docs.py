@@ -53,7 +53,8 @@ def test_blinding_warning_links_the_rendered_docs_page(staff):
 @pytest.mark.parametrize("name", ["../README.md", "protocols/../../README.md", "img", "nope.md", "protocols/blinding.py",
                                   "/etc/passwd", "..%2FREADME.md", "a%00.md"])
 def test_docs_view_serves_only_markdown_under_docs(staff, name):
-    assert staff.get("/help/" + name).status_code == 404
+    # A NUL in the path is refused before any view (config/middleware.py, issue 14): 400, not 404.
+    assert staff.get("/help/" + name).status_code == (400 if "%00" in name else 404)
 
 
 def test_docs_are_staff_only(client, django_user_model):
