@@ -143,7 +143,8 @@ class StudyJudgmentsAPI(ResearcherAPIView):
             OpenApiParameter("history", {"type": "string", "enum": ["true", "false", "1", "0"]},
                              description="Include superseded revisions: true or 1; false or 0 (default)."),
         ],
-        responses={200: JudgmentRowSerializer(many=True), 404: OpenApiTypes.OBJECT})
+        responses={200: JudgmentRowSerializer(many=True), 403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        description="Analysts and managers of the study (docs/access.md): 404 without a role on it, 403 for a viewer.")
     def get(self, request: Request, slug: str) -> StreamingHttpResponse | Response:
         study = access.study_for(request.user, slug, "export")
         flag = request.query_params.get("history", "false")

@@ -36,7 +36,9 @@ _PARAMS = [
 
 class StudyAgreementAPI(APIView):
     @extend_schema(summary="A study's agreement report (same JSON as `agreement SLUG --json`)",
-                   parameters=_PARAMS, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+                   parameters=_PARAMS, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT,
+                                                  404: OpenApiTypes.OBJECT},
+                   description="Any member of the study (docs/access.md); 404 without a role on it.")
     def get(self, request: Request, slug: str) -> Response:
         study = access.study_for(request.user, slug, "report")
         options, errors = study_stats.report_options(request.query_params)

@@ -255,10 +255,12 @@ class StudyCompareAPI(APIView):
                              description="Bootstrap seed, 0 to 2³²−1 (default 0)."),
             OpenApiParameter("evaluator", str, many=True, description="Only these evaluators (repeatable)."),
         ],
-        responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT,
+                   403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
         description="On a study with more judgments than COMPARE_INLINE_JUDGMENTS the statistics are computed by a "
                     "background task: until they are ready the answer is 202 with the job's state and progress "
-                    "and a Retry-After header.",
+                    "and a Retry-After header. Analysts and managers of the study (docs/access.md): 404 without a "
+                    "role on it, 403 for a viewer.",
     )
     def get(self, request: Request, slug: str) -> Response:
         study = access.study_for(request.user, slug, "compare")
