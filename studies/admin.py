@@ -194,7 +194,7 @@ class StudyAdmin(StudyScopedAdmin):
     def save_model(self, request: HttpRequest, obj: Study, form: Any, change: bool) -> None:
         """A new study is owned by whoever created it; every settings edit is recorded (audit log)."""
         if not change and obj.owner_id is None and request.user.is_authenticated:
-            obj.owner = request.user  # type: ignore[assignment]
+            obj.owner = request.user
         before = Study.objects.filter(pk=obj.pk).values_list("status", flat=True).first() if change else None
         super().save_model(request, obj, form, change)
         if not change:
