@@ -354,3 +354,22 @@ def test_import_study_with_user_makes_the_owner(tmp_path: Any, users: dict) -> N
     assert study.owner == users["outsider"]
     event = AuditEvent.objects.get(action="study_imported", study=study)
     assert event.username == "outsider"
+
+
+def test_admin_annotator_exclusion_needs_manager(study: Study, users: dict, client: Any) -> None:
+    annotator = _annotator(study)
+    url = reverse("admin:annotation_annotator_change", args=[annotator.pk])
+    client.force_login(users["analyst"])
+    assert client.get(url).status_code == 200  # analysts see annotators (read-only)
+    assert client.post(url, {"excluded": "on", "exclusion_reason": "x"}).status_code == 403
+    annotator.refresh_from_db()
+    assert not annotator.excluded
+    client.force_login(users["outsider"])  # answered as for an id that does not exist
+    missing = reverse("admin:annotation_annotator_change", args=[999999])
+    assert client.get(url).status_code == client.get(missing).status_code
+
+
+def test_access_docs_page_is_served(users: dict, client: Any) -> None:
+    client.force_login(users["viewer"])
+    page = client.get(reverse("docs", args=["access.md"]))
+    assert page.status_code == 200 and "404, not 403" in page.content.decode()
