@@ -48,13 +48,29 @@ def _authenticated(user: Any) -> bool:
     return bool(user is not None and getattr(user, "is_authenticated", False) and getattr(user, "is_active", False))
 
 
+def _shared() -> Q:
+    """Studies nobody has claimed: no owner and no member. Every staff account manages them, as before
+    per-study access existed (one research group per server; scripts that import with no ``--user`` and
+    read the researcher API with a staff token, INTERFACES.md). Giving one an owner or a member makes it
+    private to them."""
+    return Q(owner__isnull=True) & ~Q(pk__in=StudyMembership.objects.values("study"))
+
+
+def _is_shared(study: Study) -> bool:
+    return study.owner_id is None and not StudyMembership.objects.filter(study=study).exists()
+
+
 def role_of(user: Any, study: Study) -> str | None:
-    """The user's role on the study (the owner: manager; superusers: manager), or None."""
+    """The user's role on the study (the owner: manager; superusers: manager; any staff account on a shared,
+    unclaimed study: manager), or None."""
     if not _authenticated(user):
         return None
     if user.is_superuser or (study.owner_id is not None and study.owner_id == user.pk):
         return Role.MANAGER
-    return StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True).first()
+    role = StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True).first()
+    if role is None and user.is_staff and _is_shared(study):
+        return Role.MANAGER
+    return role
 
 
 def role_allows(role: str | None, action: str) -> bool:
@@ -73,7 +89,9 @@ def studies_visible_to(user: Any) -> QuerySet[Study]:
         return Study.objects.none()
     if user.is_superuser:
         return Study.objects.all()
-    return Study.objects.filter(Q(owner=user) | Q(pk__in=StudyMembership.objects.filter(user=user).values("study")))
+    shared = _shared() if user.is_staff else Q(pk__in=[])
+    return Study.objects.filter(Q(owner=user) | Q(pk__in=StudyMembership.objects.filter(user=user).values("study"))
+                                | shared)
 
 
 def studies_with_role(user: Any, action: str) -> QuerySet[Study]:
@@ -84,7 +102,8 @@ def studies_with_role(user: Any, action: str) -> QuerySet[Study]:
         return Study.objects.all()
     roles = [r for r in ROLE_ORDER if _rank(r) >= _rank(ACTIONS[action])]
     member = StudyMembership.objects.filter(user=user, role__in=roles).values("study")
-    return Study.objects.filter(Q(owner=user) | Q(pk__in=member))
+    shared = _shared() if user.is_staff else Q(pk__in=[])
+    return Study.objects.filter(Q(owner=user) | Q(pk__in=member) | shared)
 
 
 def has_any_role(user: Any, action: str) -> bool:

@@ -167,6 +167,7 @@ def test_refused_writes_change_nothing(study: Study, users: dict, client: Any) -
 @pytest.mark.parametrize("role", ROLES)
 def test_study_lists_show_only_ones_studies(role: str, study: Study, users: dict, client: Any) -> None:
     other = make_study(slug="someone-elses", n_items=2)
+    Study.objects.filter(pk=other.pk).update(owner=_user("stranger"))  # claimed by another group
     client.force_login(users[role])
     page = client.get(reverse("studies:list")).content.decode()
     api = APIClient()
@@ -240,6 +241,7 @@ def test_admin_action_on_a_study_with_a_lower_role_is_403(study: Study, users: d
 @pytest.mark.parametrize("role", ROLES)
 def test_admin_changelists_and_change_forms(role: str, study: Study, users: dict, client: Any) -> None:
     other = make_study(slug="hidden-study", n_items=2)
+    Study.objects.filter(pk=other.pk).update(owner=_user("stranger"))  # claimed by another group
     client.force_login(users[role])
     from annotation.models import Judgment
 
@@ -373,3 +375,22 @@ def test_access_docs_page_is_served(users: dict, client: Any) -> None:
     client.force_login(users["viewer"])
     page = client.get(reverse("docs", args=["access.md"]))
     assert page.status_code == 200 and "404, not 403" in page.content.decode()
+
+
+def test_an_unclaimed_study_is_shared_by_every_staff_account_until_someone_claims_it(client: Any) -> None:
+    """A study with no owner and no member (imported by a script without --user, or before per-study access)
+    is managed by every staff account, so import_study -> create_api_token -> the researcher API keeps
+    working (INTERFACES.md); an owner or a member makes it private to them."""
+    shared = make_study(slug="shared", n_items=2)
+    alice, bob = _user("alice"), _user("bob")
+    api = APIClient()
+    api.force_authenticate(alice)
+    assert "shared" in {row["slug"] for row in api.get(reverse("api-studies")).json()}
+    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code in (200, 400)  # not 403/404
+    StudyMembership.objects.create(study=shared, user=bob, role=Role.ANALYST)
+    assert "shared" not in {row["slug"] for row in api.get(reverse("api-studies")).json()}
+    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code == 404
+    plain = get_user_model().objects.create_user("plain", password=None)  # not staff: never
+    StudyMembership.objects.all().delete()
+    api.force_authenticate(plain)
+    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code in (403, 404)

@@ -48,6 +48,7 @@ def test_roles_of_owner_member_superuser_and_others(study: Study) -> None:
 def test_visible_studies(study: Study) -> None:
     other = make_study(slug="y", n_items=1)
     viewer, root = _user("v"), _user("r", is_superuser=True)
+    Study.objects.filter(pk=study.pk).update(owner=root)  # claimed: no longer shared by every staff account
     StudyMembership.objects.create(study=other, user=viewer, role=Role.VIEWER)
     assert list(access.studies_visible_to(viewer)) == [other]
     assert set(access.studies_visible_to(root)) == {study, other}
@@ -58,6 +59,7 @@ def test_visible_studies(study: Study) -> None:
 
 def test_study_for_404_then_403(study: Study) -> None:
     viewer = _user("v")
+    Study.objects.filter(pk=study.pk).update(owner=_user("o"))  # claimed by another account
     with pytest.raises(Http404):
         access.study_for(viewer, "x", "view")
     StudyMembership.objects.create(study=study, user=viewer, role=Role.VIEWER)
@@ -82,3 +84,11 @@ def test_membership_set_refuses_the_owner_and_non_staff(study: Study) -> None:
     with pytest.raises(ValidationError):
         access.membership_set(study=study, username="plain", role="remove", by=owner)
     assert not StudyMembership.objects.exists()
+
+
+def test_an_unclaimed_study_is_managed_by_every_staff_account(study: Study) -> None:
+    staff, plain = _user("s"), get_user_model().objects.create_user("p", password=None)
+    assert access.role_of(staff, study) == "manager" and access.role_of(plain, study) is None
+    assert list(access.studies_visible_to(staff)) == [study]
+    StudyMembership.objects.create(study=study, user=_user("m"), role=Role.VIEWER)
+    assert access.role_of(staff, study) is None and list(access.studies_visible_to(staff)) == []
