@@ -109,9 +109,25 @@ def close_studies(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: 
     modeladmin.message_user(request, f"{n} study(ies) closed.", messages.SUCCESS)
 
 
+class MembershipFormSet(forms.BaseInlineFormSet):
+    """A table row has no <label> per input: each select and checkbox is named by its column and row."""
+
+    def add_fields(self, form: forms.Form, index: int | None) -> None:
+        super().add_fields(form, index)
+        which = f"member {index + 1}" if index is not None else "the new member"
+        for name, field in form.fields.items():
+            if not field.widget.is_hidden:
+                label = f"delete {which}" if name == "DELETE" else f"{str(field.label or name).lower()} of {which}"
+                field.widget.attrs["aria-label"] = label
+                inner = getattr(field.widget, "widget", None)  # the admin's related-object wrapper around a select
+                if inner is not None:
+                    inner.attrs["aria-label"] = label
+
+
 class MembershipInline(admin.TabularInline):
     """The study's members (docs/access.md): managers add, change and remove them; changes go to the audit log."""
     model = StudyMembership
+    formset = MembershipFormSet
     extra = 1
     fields = ("user", "role")
     verbose_name = "member"

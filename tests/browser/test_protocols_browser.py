@@ -118,6 +118,10 @@ def test_quality_page_exclude_with_keyboard(live_server, browser_page, screensho
     page.locator("th[aria-sort=ascending]", has_text="Spam failed").wait_for()
     page.locator("th a", has_text="Spam failed").click()  # descending: the spam-picker first
     page.locator("th[aria-sort=descending]", has_text="Spam failed").wait_for()
+    # The swapped-in table's forms are wired by htmx once the swap has settled; Enter before that would be a
+    # plain form submission (the no-JS fallback), which navigates to the exclude URL.
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+    page.wait_for_timeout(100)
     spammer = study.annotators.order_by("sequence")[2]
     assert page.locator("tbody tr").first.get_attribute("id") == f"q-{spammer.code}"
     page.locator(f"#reason-{spammer.code}").focus()
