@@ -166,10 +166,43 @@ def _worker_sockets(pid: int) -> set[str]:
     return inodes
 
 
+def _socket_count(pid: int) -> int:
+    try:
+        return sum(1 for fd in Path(f"/proc/{pid}/fd").iterdir() if _is_socket(fd))
+    except OSError:
+        return -1
+
+
+def _is_socket(fd: Path) -> bool:
+    try:
+        return os.readlink(fd).startswith("socket:[")
+    except OSError:
+        return False
+
+
 async def _busy_worker(server: Server) -> int:
-    """A worker that holds a client's connection now — a sync worker holds one only while it serves a
-    request — so the kill interrupts a request in flight; else one whose CPU time moves; else any."""
-    for _try in range(400):  # ~2 s
+    """A worker that is serving a request now, so the kill interrupts a request in flight.
+
+    A sync worker holds one more socket while it serves (the client's connection) than while it
+    waits in accept(): the idle count of each worker is its fewest sockets over a short sampling,
+    and a worker seen above it is returned at once (a request lasts a few milliseconds on a quiet
+    machine, so the kill must follow the sighting immediately). Else, a worker holding a client's
+    connection by /proc/net/tcp; else one whose CPU time moves; else any."""
+    workers = server.workers()
+    idle = {pid: _socket_count(pid) for pid in workers}
+    for _ in range(20):
+        for pid in workers:
+            n = _socket_count(pid)
+            if 0 <= n < idle.get(pid, n + 1) or idle.get(pid, -1) < 0:
+                idle[pid] = n
+        await asyncio.sleep(0.002)
+    for _try in range(4000):  # ~2 s of tight polling
+        for pid in workers:
+            if _socket_count(pid) > idle.get(pid, 1 << 30) >= 0:
+                return pid
+        if _try % 50 == 49:
+            await asyncio.sleep(0)  # let the clients run
+    for _try in range(100):
         connections = _client_connections(server.port)
         serving = [pid for pid in server.workers() if _worker_sockets(pid) & connections]
         if serving:
@@ -192,7 +225,9 @@ async def _kill_workers(*, start: float, duration: float, kills: int, stats: Run
     until 90 % of the run. Each kill is recorded (time, pid)."""
     times = [start + duration * (0.2 + 0.6 * k / max(1, kills - 1)) for k in range(kills)] if kills > 1 \
         else [start + duration * 0.4]
-    step = duration * 0.6 / max(1, kills - 1)
+    # Extra kills (only while no submit has been retried yet) come more often than the planned ones, so a run
+    # whose planned kills all landed between requests still gets several more chances before 90 %.
+    step = min(duration * 0.6 / max(1, kills - 1), duration * 0.04)
     extra = times[-1] + step
     while extra < start + duration * 0.9:
         times.append(extra)
