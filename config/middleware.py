@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import Callable
 
 from django.conf import settings
@@ -112,19 +113,28 @@ def _header_name(meta_key: str) -> str:
     return meta_key.removeprefix("HTTP_").replace("_", "-").title()
 
 
+def _unsafe_field(fields: Iterable[tuple[str, list[str]]], *, where: str, what: str) -> tuple[str, str] | None:
+    """(field, message) of the first NUL or lone surrogate in a name (reported under ``where``) or a value
+    (reported under the field's own name) of query parameters or form fields."""
+    for name, values in fields:
+        problem = text_problem(name)
+        if problem:
+            return where, f"A {what} name (“{printable(name)}”) {problem}."
+        for value in values:
+            problem = text_problem(value)
+            if problem:
+                return printable(name), f"The {what} “{printable(name)}” {problem}."
+    return None
+
+
 def _unsafe_input(request: HttpRequest) -> tuple[str, str] | None:
     """(field, message) of the first NUL or lone surrogate in the path, query, headers or form fields."""
     problem = text_problem(request.path_info)
     if problem:
         return "path", f"The URL path {problem}."
-    for name, values in request.GET.lists():
-        problem = text_problem(name)
-        if problem:
-            return "query", f"A query parameter name (“{printable(name)}”) {problem}."
-        for value in values:
-            problem = text_problem(value)
-            if problem:
-                return printable(name), f"The query parameter “{printable(name)}” {problem}."
+    found = _unsafe_field(request.GET.lists(), where="query", what="query parameter")
+    if found:
+        return found
     for key, value in request.META.items():
         if (key.startswith("HTTP_") or key == "CONTENT_TYPE") and isinstance(value, str):
             problem = text_problem(value)
@@ -132,14 +142,9 @@ def _unsafe_input(request: HttpRequest) -> tuple[str, str] | None:
                 header = _header_name(key)
                 return header, f"The header {header} {problem}."
     if request.method == "POST" and request.content_type in _FORM_TYPES:
-        for name, values in request.POST.lists():
-            problem = text_problem(name)
-            if problem:
-                return "body", f"A form field name (“{printable(name)}”) {problem}."
-            for value in values:
-                problem = text_problem(value)
-                if problem:
-                    return printable(name), f"The form field “{printable(name)}” {problem}."
+        found = _unsafe_field(request.POST.lists(), where="body", what="form field")
+        if found:
+            return found
         for name, uploads in request.FILES.lists():
             for upload in uploads:
                 problem = text_problem(name) or text_problem(upload.name or "")
