@@ -1,11 +1,10 @@
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from collections.abc import Iterator
-from typing import Any
-
-from annotation.export import FORMATS, csv_lines, export_lines, judgment_rows, jsonl_lines
+from annotation.export import FORMATS, csv_lines, judgment_rows, jsonl_lines
 from studies import access
 from studies.audit import audit, audit_lines
 
@@ -28,33 +27,24 @@ class Command(BaseCommand):
         user = access.command_user(options["user"])
         study = access.command_study(options["slug"], user, "audit" if options["audit"] else "export")
         if options["audit"]:
-            self._write(audit_lines(study, fmt=options["format"]), options["output"])
+            self._write(audit_lines(study, fmt=options["format"]), options["output"],
+                        lambda: f"audit log written to {options['output']}")
             return
         audit(user, "judgments_exported", study, format=options["format"], history=options["history"],
               via="export_judgments", output=options["output"] or "stdout")
-        if options["output"]:
-            path = Path(options["output"])
-            counted = [0]
+        counted = [0]
 
-            def counting(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-                for row in rows:  # the rows themselves: CSV chunks hold up to 1,000 rows each
-                    counted[0] += 1
-                    yield row
+        def counting(rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+            for row in rows:  # the rows themselves: CSV chunks hold up to 1,000 rows each
+                counted[0] += 1
+                yield row
 
-            rows = counting(iter(judgment_rows(study, history=options["history"])))
-            lines = csv_lines(rows) if options["format"] == "csv" else jsonl_lines(rows)
-            try:
-                with path.open("w", encoding="utf-8", newline="") as out:
-                    for chunk in lines:
-                        out.write(chunk)
-            except OSError as exc:
-                raise CommandError(f"--output: cannot write {path}: {exc.strerror}")
-            self.stderr.write(f"{counted[0]} row(s) written to {path}")
-        else:
-            for chunk in export_lines(study, fmt=options["format"], history=options["history"]):
-                self.stdout.write(chunk, ending="")
+        rows = counting(iter(judgment_rows(study, history=options["history"])))
+        lines = csv_lines(rows) if options["format"] == "csv" else jsonl_lines(rows)
+        self._write(lines, options["output"], lambda: f"{counted[0]} row(s) written to {options['output']}")
 
-    def _write(self, lines: Iterator[str], output: str | None) -> None:
+    def _write(self, lines: Iterator[str], output: str | None, written: Callable[[], str]) -> None:
+        """The chunks to standard output, or to ``output`` followed by the ``written()`` message on stderr."""
         if not output:
             for chunk in lines:
                 self.stdout.write(chunk, ending="")
@@ -66,4 +56,4 @@ class Command(BaseCommand):
                     out.write(chunk)
         except OSError as exc:
             raise CommandError(f"--output: cannot write {path}: {exc.strerror}")
-        self.stderr.write(f"audit log written to {path}")
+        self.stderr.write(written())
