@@ -39,6 +39,16 @@ def _fresh_rate_limits(request):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_default_cache():
+    """Every test starts with an empty default cache: the report, comparison and blinding caches are
+    keyed by study pk and content, and a rolled-back test's pks are reused by the next test's studies."""
+    from django.core.cache import caches
+
+    caches["default"].clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _immediate_tasks():
     """Background tasks run inside the call that queues them (Django's immediate task backend);
     tests/evaluators/jobs/test_worker.py runs them through the database backend and a real worker.

@@ -28,16 +28,6 @@ from tests.factories import make_study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _clean_cache() -> Any:
-    """The report and blinding caches are keyed by study pk and content, which a rolled-back test reuses:
-    leave nothing behind for the next module's study with the same pk."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
-
 ROLES = ("outsider", "viewer", "analyst", "manager", "owner", "superuser")
 RANK = {"outsider": 0, "viewer": 1, "analyst": 2, "manager": 3, "owner": 3, "superuser": 4}
 

@@ -24,17 +24,6 @@ from tests.factories import make_study, study_file
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _clean_cache() -> Any:
-    """The report and blinding caches are keyed by study pk and content, which a rolled-back test reuses:
-    leave nothing behind for the next module's study with the same pk."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def boss() -> Any:
     return get_user_model().objects.create_user("boss", password=None, is_staff=True)
