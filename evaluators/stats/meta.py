@@ -355,7 +355,11 @@ def meta_evaluate(*, human_seg: np.ndarray, metrics_seg: Mapping[str, np.ndarray
     for name, m_seg in oriented.items():
         if m_seg.shape != h_seg.shape:
             raise ValueError(f"{name}: {m_seg.shape} scores, the human scores are {h_seg.shape}")
-        m_sys = oriented_sys.get(name, system_scores(m_seg))
+    # Each metric's system scores once: given (``*.sys.score``), else the mean of its segment scores.
+    metric_sys = {name: oriented_sys[name] if name in oriented_sys else system_scores(m_seg)
+                  for name, m_seg in oriented.items()}
+    for name, m_seg in oriented.items():
+        m_sys = metric_sys[name]
         pa, n_pairs = pairwise_accuracy(h_sys, m_sys)
         spa, spa_segments = soft_pairwise_accuracy(h_seg, m_seg, resamples=settings.resamples, seed=settings.seed)
         system[name] = {"pairwise_accuracy": _none(pa), "pearson": _none(_corr("pearson", h_sys, m_sys)),
@@ -388,9 +392,7 @@ def meta_evaluate(*, human_seg: np.ndarray, metrics_seg: Mapping[str, np.ndarray
         for j in range(i + 1, n):
             a, b = ordered[i], ordered[j]
             if level == "system":
-                gold = h_sys
-                va = oriented_sys.get(a, system_scores(oriented[a]))
-                vb = oriented_sys.get(b, system_scores(oriented[b]))
+                gold, va, vb = h_sys, metric_sys[a], metric_sys[b]
             else:
                 gold, va, vb = h_seg.ravel(), oriented[a].ravel(), oriented[b].ravel()
             sig[i, j] = perm_both(gold, va, vb, statistic=stat, rng=rng, resamples=settings.resamples)
