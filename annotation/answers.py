@@ -14,7 +14,8 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from studies.models import Candidate, Protocol, Study
+from studies.models import SPAN_PROTOCOLS, Candidate, Protocol, Study
+from studies import taxonomy as tx
 
 from annotation import statements
 from annotation.models import Assignment
@@ -129,7 +130,138 @@ def _validate_labels(study: Study, payload: dict, errors: dict) -> dict | None:
     return {"labels": sorted(labels, key=order.__getitem__)}
 
 
-ANSWER_FIELDS = {Protocol.RANKING: ("ranks",), Protocol.CHOICE: ("choice",), Protocol.JUDGMENT: ("label", "labels")}
+SPAN_FIELDS = {"start", "end", "side", "category", "severity", "note"}
+SIDES = ("target", "source")
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float))
+
+
+def _validate_span(study: Study, span: Any, texts: dict[str, str], categories: dict[str, str], severities: list[str],
+                   where: str, errors: dict) -> dict | None:
+    """One error span: offsets within its text and non-empty, a known category (MQM) and severity."""
+    field = "annotations"
+    if not isinstance(span, dict):
+        errors.setdefault(field, []).append(f"{where}: must be an object with start, end, severity"
+                                            f"{', category' if study.protocol == Protocol.MQM else ''}.")
+        return None
+    problems: list[str] = []
+    unknown = sorted(set(span) - SPAN_FIELDS)
+    if unknown:
+        problems.append(f"{where}: unknown field(s) {', '.join(unknown)}.")
+    side = span.get("side", "target")
+    if side not in SIDES:
+        problems.append(f"{where}.side: must be target or source.")
+        side = None
+    elif side == "source" and not texts["source"]:
+        problems.append(f"{where}.side: this item has no source text to mark.")
+        side = None
+    start, end = span.get("start"), span.get("end")
+    if isinstance(start, bool) or not isinstance(start, int) or isinstance(end, bool) or not isinstance(end, int):
+        problems.append(f"{where}: start and end must be whole numbers (character offsets, end excluded).")
+    elif side is not None:
+        length = len(texts[side])
+        if not 0 <= start < end <= length:
+            what = "empty" if start >= end else "outside the text"
+            problems.append(f"{where}: span [{start}, {end}) is {what} (the {side} text has {length} characters).")
+    severity = span.get("severity")
+    if severity not in severities:
+        problems.append(f"{where}.severity: {'required' if severity in (None, '') else repr(severity) + ' is not a severity of this study'}"
+                        f" ({', '.join(severities)}).")
+    category = span.get("category")
+    if study.protocol == Protocol.MQM:
+        if not isinstance(category, str) or not category.strip():
+            problems.append(f"{where}.category: required, one of the study's categories.")
+        elif category.strip().lower() not in categories:
+            problems.append(f"{where}.category: {category!r} is not a category of this study.")
+    elif category not in (None, ""):
+        problems.append(f"{where}.category: ESA spans have no category.")
+    note = span.get("note", "")
+    if not isinstance(note, str) or len(note) > tx.NOTE_MAX_LENGTH:
+        problems.append(f"{where}.note: must be a string of at most {tx.NOTE_MAX_LENGTH} characters.")
+    if problems:
+        errors.setdefault(field, []).extend(problems)
+        return None
+    out = {"start": start, "end": end, "side": side, "severity": severity}
+    if study.protocol == Protocol.MQM:
+        out["category"] = categories[category.strip().lower()]
+    if note:
+        out["note"] = note
+    return out
+
+
+def _validate_annotations(study: Study, item_source: str, candidates: dict[str, Candidate], value: Any,
+                          errors: dict) -> dict | None:
+    """MQM / ESA: per candidate its error spans (``[]`` = no error) and, for ESA, its 0–100 score."""
+    field = "annotations"
+    if not isinstance(value, dict):
+        errors[field] = ["Must be an object mapping every candidate id to {\"spans\": […]"
+                         + (", \"score\": 0–100" if study.uses_score else "") + "}."]
+        return None
+    unknown = [k for k in value if k not in candidates]
+    missing = [k for k in candidates if k not in value]
+    if unknown:
+        errors.setdefault(field, []).append(f"Unknown candidate id(s) for this item: {', '.join(map(str, unknown))}.")
+    if missing:
+        errors.setdefault(field, []).append(
+            f"Every candidate needs an answer; {len(missing)} missing ({', '.join(missing)}).")
+    categories = {c["name"].lower(): c["name"] for c in study.effective_taxonomy()}
+    severities = study.effective_severities()
+    out: dict[str, dict] = {}
+    for key, entry in value.items():
+        if key not in candidates:
+            continue
+        where = f"candidate {key}"
+        if not isinstance(entry, dict):
+            errors.setdefault(field, []).append(f"{where}: must be an object.")
+            continue
+        allowed = ({"spans"} if study.uses_spans else set()) | ({"score"} if study.uses_score else set())
+        extra = sorted(set(entry) - allowed)
+        if extra:
+            errors.setdefault(field, []).append(
+                f"{where}: unknown field(s) {', '.join(extra)} (this study takes {', '.join(sorted(allowed))}).")
+        spans: list[dict] = []
+        if study.uses_spans:
+            raw = entry.get("spans")
+            if not isinstance(raw, list):
+                errors.setdefault(field, []).append(
+                    f"{where}.spans: required, a list of error spans ([] confirms there is no error).")
+                raw = []
+            texts = {"target": candidates[key].text, "source": item_source}
+            for k, span in enumerate(raw):
+                checked = _validate_span(study, span, texts, categories, severities, f"{where}.spans[{k}]", errors)
+                if checked is not None:
+                    spans.append(checked)
+            if not study.allow_overlap:
+                for side in SIDES:
+                    marks = sorted((s["start"], s["end"]) for s in spans if s["side"] == side)
+                    clash = [(a, b) for a, b in zip(marks, marks[1:]) if b[0] < a[1]]
+                    if clash:
+                        (a0, a1), (b0, b1) = clash[0]
+                        errors.setdefault(field, []).append(
+                            f"{where}.spans: [{a0}, {a1}) and [{b0}, {b1}) overlap in the {side} text, and this "
+                            "study does not allow overlapping spans.")
+        score = None
+        if study.uses_score:
+            score = entry.get("score")
+            if score is None:
+                errors.setdefault(field, []).append(f"{where}.score: required, a number from {tx.SCORE_MIN} to {tx.SCORE_MAX}.")
+            elif not _number(score) or not tx.SCORE_MIN <= score <= tx.SCORE_MAX or score != score:
+                errors.setdefault(field, []).append(f"{where}.score: must be a number from {tx.SCORE_MIN} to {tx.SCORE_MAX}.")
+                score = None
+        spans.sort(key=lambda s: (s["side"] != "target", s["start"], s["end"]))
+        result: dict[str, Any] = {"spans": spans}
+        if study.uses_score:
+            result["score"] = score
+        out[str(candidates[key].pk)] = result
+    if errors.get(field):
+        return None
+    return {"annotations": dict(sorted(out.items(), key=lambda kv: int(kv[0])))}
+
+
+ANSWER_FIELDS = {Protocol.RANKING: ("ranks",), Protocol.CHOICE: ("choice",), Protocol.JUDGMENT: ("label", "labels"),
+                 Protocol.MQM: ("annotations",), Protocol.ESA: ("annotations",)}
 TIME_FIELDS = ("client_started_at", "client_submitted_at")
 
 
@@ -154,6 +286,8 @@ def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[
         answer = _validate_ranks(study, by_public, payload["ranks"], errors)
     elif study.protocol == Protocol.CHOICE:
         answer = _validate_choice(study, by_public, payload["choice"], errors)
+    elif study.protocol in SPAN_PROTOCOLS:
+        answer = _validate_annotations(study, assignment.item.source or "", by_public, payload["annotations"], errors)
     else:
         answer = _validate_labels(study, payload, errors)
     if errors or answer is None:

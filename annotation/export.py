@@ -32,7 +32,7 @@ BASE_COLUMNS = [
 #: Extra columns (extending the interface, never renaming it).
 EXTRA_COLUMNS = [
     "is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen", "excluded",
-    "pilot", "client_duration_ms",
+    "pilot", "client_duration_ms", "score", "spans",
 ]
 COLUMNS = BASE_COLUMNS + EXTRA_COLUMNS
 
@@ -112,6 +112,7 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
             choice_value = None
         labels = answer.get("labels")
         label = "+".join(labels) if labels else None
+        annotations = answer.get("annotations") or {}
         for pk, system, is_ref, cand_spam in candidates.get(item_id, []):
             yield {
                 "study": study.slug, "item": ext, "document": doc, "annotator": code, "system": system,
@@ -122,7 +123,17 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
                 "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
                 "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
                 "pilot": pilot, "client_duration_ms": client_duration,
+                **_span_cells(annotations.get(str(pk))),
             }
+
+
+def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """MQM/ESA: the candidate's score (ESA/DA) and its spans as JSON text (a list; "[]" = no error marked)."""
+    if entry is None:
+        return {"score": None, "spans": None}
+    spans = entry.get("spans")
+    return {"score": entry.get("score"),
+            "spans": json.dumps(spans, ensure_ascii=False, separators=(",", ":")) if spans is not None else None}
 
 
 def _cells(row: dict[str, Any], times: dict[datetime, str]) -> list[Any]:
@@ -211,7 +222,11 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
       ``excluded`` (bool: the annotator has been excluded; their rows are kept,
       consumers decide whether to drop them), ``pilot`` (bool: a pilot annotator's
       judgment; reports leave them out unless asked), ``client_duration_ms`` (Int64,
-      nullable: the client's own figure when it sent both its times; never used by QC).
+      nullable: the client's own figure when it sent both its times; never used by QC),
+    - ``score`` (float, nullable: ESA/DA, the 0–100 score given to this candidate),
+      ``spans`` (str or None: MQM/ESA, the candidate's error spans as JSON text, a list of
+      ``{start, end, side, severity[, category][, note]}``, offsets into the candidate's text or,
+      with side "source", the item's source; "[]" = the annotator marked no error).
 
     An empty study gives an empty frame with the same columns.
     """
@@ -221,6 +236,7 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
     for column in ("rank", "screen_position", "duration_ms", "client_duration_ms"):
         frame[column] = frame[column].astype("Int64")
     frame["chosen"] = frame["chosen"].astype("boolean")
+    frame["score"] = pd.to_numeric(frame["score"], errors="coerce").astype("float64")
     for column in ("started_at", "submitted_at"):
         frame[column] = pd.to_datetime(frame[column], utc=True)
     for column in ("is_reference", "is_spam", "is_spam_candidate", "is_current", "excluded", "pilot"):

@@ -171,6 +171,10 @@ class StudyAdmin(StudyScopedAdmin):
         ("Languages", {"fields": ("source_language", "target_language", "interface_language")}),
         ("Answers", {"fields": ("allow_ties", "options", "labels", "multi_label"),
                      "description": "Ranking uses allow_ties; choice uses options; judgment uses labels."}),
+        ("Error spans (MQM, ESA)", {"fields": ("taxonomy", "severities", "allow_overlap", "esa_spans", "mqm_weights"),
+                                    "description": "MQM uses the taxonomy (blank: MQM core + Discourse branch), "
+                                                   "severities and weights; ESA uses minor/major spans and a 0–100 "
+                                                   "score (esa_spans off: DA, docs/protocols/mqm-esa.md)."}),
         ("Assignment", {"fields": ("redundancy", "items_per_annotator", "reservation_minutes", "completion_code",
                                    "contact", "screened_out_code")}),
         ("Quality control", {"fields": ("spam_rate", "min_seconds", "auto_exclude_share", "auto_exclude_min_checks")}),

@@ -112,6 +112,12 @@ class StudyAdminForm(forms.ModelForm):
         model = Study
         fields = "__all__"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("taxonomy", "severities", "mqm_weights"):
+            if name in self.fields:  # callable defaults (list, dict): compare with the stored value, not a hidden copy
+                self.fields[name].show_hidden_initial = False
+
     def clean_options(self) -> list[str]:
         options = self.cleaned_data["options"]
         errors = options_errors(options)

@@ -21,7 +21,7 @@ from django.db import transaction
 from studies.jsonlimits import JSONTooDeep, json_loads_limited
 from studies.languages import interface_language_error, language_tag_error
 from studies.ordering import ORDER_KEY_MODULUS, document_indexes, document_order_key  # noqa: F401 (re-exported)
-from studies.models import CHOICE_OPTIONS, Candidate, Item, Protocol, Status, Study, Unit
+from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study, Unit
 from studies.sentences import check_alignment, check_sentences
 from studies.spam import spam_items_create
 
@@ -33,6 +33,7 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "screened_out_code": str, "seed": int, "normalise_typography": bool,
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
     "instructions_language": str,
+    "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
                "target_context", "candidates", "metadata", "source_language", "target_language"}
@@ -153,6 +154,20 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             errors.append("settings.labels: labels must be distinct")
     if protocol == Protocol.JUDGMENT and not fields.get("labels"):
         errors.append("settings.labels: a judgment study needs at least one label")
+    from studies import taxonomy as tx
+    if "taxonomy" in fields:
+        errors.extend(tx.taxonomy_errors(fields["taxonomy"]))
+        if protocol != Protocol.MQM:
+            errors.append("settings.taxonomy: only an mqm study has error categories")
+        elif not tx.taxonomy_errors(fields["taxonomy"]):
+            fields["taxonomy"] = tx.normalise_taxonomy(fields["taxonomy"])
+    if "severities" in fields:
+        if protocol not in SPAN_PROTOCOLS:
+            errors.append("settings.severities: only span protocols (mqm, esa) have severities")
+        else:
+            errors.extend(tx.severities_errors(fields["severities"], protocol))
+    if "mqm_weights" in fields:
+        errors.extend(tx.weights_errors(fields["mqm_weights"]))
     if "unit" in fields and fields["unit"] not in Unit.values:
         errors.append(f"settings.unit: {fields['unit']!r} is not one of {', '.join(Unit.values)}")
     if "redundancy" in fields and not 1 <= fields["redundancy"] <= 100:
@@ -171,7 +186,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if "auto_exclude_min_checks" in fields and not 1 <= fields["auto_exclude_min_checks"] <= 1000:
         errors.append("settings.auto_exclude_min_checks: must be between 1 and 1000")
     for key, value in fields.items():
-        if key not in ("slug", "protocol", "status", "options", "labels") and isinstance(value, (str, int)):
+        if key not in ("slug", "protocol", "status", "options", "labels", "taxonomy", "severities", "mqm_weights") \
+                and isinstance(value, (str, int)):
             _check_model_field(Study, key, value, key if key in data else f"settings.{key}", errors)
 
     raw_items = list(items) if items is not None else data.get("items")
@@ -260,7 +276,7 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
     if not isinstance(cands, list) or not cands:
         errors.append(f"{where}.candidates: required, a non-empty list")
         cands = []
-    minimum = 1 if protocol == Protocol.JUDGMENT else 2
+    minimum = 1 if protocol in (Protocol.JUDGMENT, *SPAN_PROTOCOLS) else 2
     if cands and len(cands) < minimum:
         errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
     systems: set[str] = set()

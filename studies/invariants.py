@@ -33,7 +33,8 @@ from django.db.models import Count, Max, Q
 from studies.models import Candidate, Item, Status, Study
 
 #: Study fields whose change would change the meaning of the answers already stored.
-LOCKED_FIELDS = ("protocol", "options", "labels", "multi_label", "allow_ties", "unit", "show_source")
+LOCKED_FIELDS = ("protocol", "options", "labels", "multi_label", "allow_ties", "unit", "show_source",
+                 "taxonomy", "severities", "allow_overlap", "esa_spans")
 #: Candidate fields an annotator judged.
 LOCKED_CANDIDATE_FIELDS = ("system", "text", "is_reference", "highlights")
 #: Item fields an annotator read the candidates against.

@@ -29,6 +29,12 @@ class Protocol(models.TextChoices):
     RANKING = "ranking", "Ranking (rank all candidates)"
     CHOICE = "choice", "Choice (pick one candidate or an option)"
     JUDGMENT = "judgment", "Judgment (label one candidate)"
+    MQM = "mqm", "MQM (error spans with category and severity)"
+    ESA = "esa", "ESA (error spans, then a 0–100 score; DA without spans)"
+
+
+#: Protocols whose answer is error spans and/or a score per candidate (annotation.answers).
+SPAN_PROTOCOLS = ("mqm", "esa")
 
 
 class Unit(models.TextChoices):
@@ -69,6 +75,21 @@ class Study(models.Model):
     options = models.JSONField(default=list, blank=True, help_text="Choice: extra answers offered, from neither, tie, invalid.")
     labels = models.JSONField(default=list, blank=True, help_text="Judgment: the labels an annotator may give.")
     multi_label = models.BooleanField(default=False, help_text="Judgment: several labels may be given at once.")
+    taxonomy = models.JSONField(
+        default=list, blank=True,
+        help_text="MQM: the error categories [{name, description, examples}], names as paths (\"Accuracy/Omission\"). "
+                  "Blank: the MQM core typology plus the Discourse branch (studies/taxonomy.py).")
+    severities = models.JSONField(
+        default=list, blank=True,
+        help_text="Span protocols: the severities offered, from neutral, minor, major, critical (ESA: minor, major). "
+                  "Blank: minor, major, critical for MQM; minor, major for ESA.")
+    allow_overlap = models.BooleanField(default=False, help_text="Span protocols: error spans of one text may overlap.")
+    esa_spans = models.BooleanField(default=True, help_text="ESA: mark error spans before scoring; off = direct "
+                                                            "assessment (DA), the 0–100 score alone.")
+    mqm_weights = models.JSONField(
+        default=dict, blank=True,
+        help_text="MQM: weights overriding the WMT/Google scheme (minor 1, major 5, critical 25, neutral 0, "
+                  "non_translation 25, minor_punctuation 0.1).")
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="Distinct annotators who judge each item.")
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
@@ -152,6 +173,19 @@ class Study(models.Model):
             errors["options"] = [f"Unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}."]
         if self.protocol == Protocol.JUDGMENT and not self.labels:
             errors["labels"] = ["A judgment study needs at least one label."]
+        from studies import taxonomy as tx
+        if self.taxonomy:
+            problems = tx.taxonomy_errors(self.taxonomy, "taxonomy")
+            if problems:
+                errors["taxonomy"] = problems
+        if self.severities and self.protocol in SPAN_PROTOCOLS:
+            problems = tx.severities_errors(self.severities, self.protocol, "severities")
+            if problems:
+                errors["severities"] = problems
+        if self.mqm_weights:
+            problems = tx.weights_errors(self.mqm_weights, "mqm_weights")
+            if problems:
+                errors["mqm_weights"] = problems
         if not 0 <= self.spam_rate <= 0.5:
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
@@ -166,6 +200,35 @@ class Study(models.Model):
             errors["interface_language"] = [problem]
         if errors:
             raise ValidationError(errors)
+
+    @property
+    def is_span_protocol(self) -> bool:
+        return self.protocol in SPAN_PROTOCOLS
+
+    @property
+    def uses_spans(self) -> bool:
+        """Annotators mark error spans: MQM always, ESA unless it is DA (``esa_spans`` off)."""
+        return self.protocol == Protocol.MQM or (self.protocol == Protocol.ESA and self.esa_spans)
+
+    @property
+    def uses_score(self) -> bool:
+        """Annotators give a 0–100 score per candidate (ESA and DA)."""
+        return self.protocol == Protocol.ESA
+
+    def effective_taxonomy(self) -> list[dict[str, Any]]:
+        """The categories annotators choose from (MQM only; ESA spans have none)."""
+        from studies.taxonomy import DEFAULT_MQM_TAXONOMY, normalise_taxonomy
+        if self.protocol != Protocol.MQM:
+            return []
+        return normalise_taxonomy(self.taxonomy) if self.taxonomy else DEFAULT_MQM_TAXONOMY
+
+    def effective_severities(self) -> list[str]:
+        from studies.taxonomy import ESA_SEVERITIES, MQM_SEVERITIES
+        if self.protocol == Protocol.ESA:
+            return list(self.severities or ESA_SEVERITIES)
+        if self.protocol == Protocol.MQM:
+            return list(self.severities or MQM_SEVERITIES)
+        return []
 
     def wording_language(self) -> str:
         """The BCP 47 tag of the study's own wording: ``instructions_language``, else the interface language, else en."""
