@@ -26,6 +26,7 @@ Policies (query parameters / command options, defaults first):
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -35,6 +36,8 @@ import pandas as pd
 from evaluators.stats.agreement import agreement
 from evaluators.stats import ratings as rt
 
+SPAN_PROTOCOLS = ("mqm", "esa")
+
 POLICY_CHOICES: dict[str, tuple[str, ...]] = {
     "ties": ("keep", "drop"),
     "spam": ("drop", "keep"),
@@ -43,10 +46,11 @@ POLICY_CHOICES: dict[str, tuple[str, ...]] = {
     "ranking_coding": ("system", "position"),
 }
 DEFAULT_POLICIES = {name: choices[0] for name, choices in POLICY_CHOICES.items()}
-UNITS = {"ranking": "candidate pairs", "choice": "items", "judgment": "items"}
+UNITS = {"ranking": "candidate pairs", "choice": "items", "judgment": "items",
+         "mqm": "segments (item × candidate)", "esa": "segments (item × candidate)"}
 #: Columns an export file must have (the rest are optional).
 EXPORT_REQUIRED = ("item", "annotator", "system", "judgment", "protocol")
-PROTOCOL_COLUMN = {"ranking": "rank", "choice": "choice", "judgment": "label"}
+PROTOCOL_COLUMN = {"ranking": "rank", "choice": "choice", "judgment": "label", "mqm": "spans", "esa": "score"}
 NO_PHENOMENON = "(none)"
 
 METHODS: dict[str, str] = {
@@ -135,7 +139,7 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
         raise ReportError(f"{source}: column 'protocol' mixes {', '.join(protocols)}; export one study per file")
     protocol = protocols[0] if protocols else ""
     if protocol and protocol not in UNITS:
-        raise ReportError(f"{source}: column 'protocol': unknown protocol {protocol!r} (ranking, choice, judgment)")
+        raise ReportError(f"{source}: column 'protocol': unknown protocol {protocol!r} ({', '.join(UNITS)})")
     studies = sorted({str(s) for s in df["study"].dropna()} - {""}) if "study" in df.columns else []
     if len(studies) > 1:
         raise ReportError(f"{source}: column 'study' mixes studies {', '.join(studies)}; export one study per file")
@@ -171,6 +175,24 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
         out["rank"] = np.nan
     out["choice"] = _blank_to_none(df["choice"]).to_numpy() if "choice" in df.columns else None
     out["label"] = _blank_to_none(df["label"]).to_numpy() if "label" in df.columns else None
+    if "score" in df.columns:
+        score = pd.to_numeric(_blank_to_none(df["score"]), errors="coerce")
+        bad = _blank_to_none(df["score"]).notna() & score.isna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ReportError(f"{source}: row {row + 1}: column 'score': {df['score'].iloc[row]!r} is not a number")
+        out["score"] = score.astype(float).to_numpy()
+    if "spans" in df.columns:
+        spans = _blank_to_none(df["spans"])
+        for row, value in enumerate(spans):
+            if isinstance(value, str):
+                try:
+                    parsed = json.loads(value)
+                except json.JSONDecodeError:
+                    parsed = None
+                if not isinstance(parsed, list):
+                    raise ReportError(f"{source}: row {row + 1}: column 'spans': not a JSON list of spans")
+        out["spans"] = spans.to_numpy()
     slug = studies[0] if studies else ""
     return out, slug, protocol
 
@@ -345,6 +367,7 @@ def report_from_frame(
     weights: str = "identity",
     seed: int = 0,
     n_boot: int = 1000,
+    **span_options: Any,
 ) -> dict:
     """The study report from a stats frame (see :func:`stats_frame`); pure, no database.
 
@@ -352,7 +375,9 @@ def report_from_frame(
     plus ``study``, ``protocol``, ``unit``, ``policies``, ``with_ties`` /
     ``without_ties`` (the other ties variant), ``by_phenomenon``, ``control``,
     ``ranking``, ``methods`` and ``notes``.  Floats are unrounded; anything
-    undefined is ``None`` with a note.
+    undefined is ``None`` with a note.  Span and score protocols (mqm, esa) take
+    ``span_options`` (``mqm_weights``, ``uses_spans``, ``unit_lengths``, ``ranking_order``;
+    see :func:`_span_report`).
     """
     _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
                      "ranking_coding": ranking_coding})
@@ -360,6 +385,9 @@ def report_from_frame(
         raise ReportError(f"unknown protocol {protocol!r}")
     notes: list[str] = []
     frame, n_pilot = _pilot_policy(frame, pilot)
+    if protocol in SPAN_PROTOCOLS:
+        return _span_report(frame, study=study, protocol=protocol, spam=spam, excluded=excluded, pilot=pilot,
+                            n_pilot=n_pilot, weights=weights, seed=seed, n_boot=n_boot, notes=notes, **span_options)
     both = _ratings_both(frame, protocol, spam=spam, excluded=excluded, ranking_coding=ranking_coding)
     ratings, applied = both[ties]
     report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
@@ -421,6 +449,67 @@ def report_from_frame(
     return report
 
 
+def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, excluded: str, pilot: str,
+                 n_pilot: int, weights: str, seed: int, n_boot: int, notes: list[str],
+                 mqm_weights: dict[str, Any] | None = None, uses_spans: bool | None = None,
+                 unit_lengths: dict[str, int] | None = None, ranking_order: str = "raw") -> dict:
+    """The report of an MQM / ESA / DA study (evaluators/reports/span_report.py has the definitions)."""
+    from evaluators.reports import span_report as sr
+
+    n_in = int(frame["judgment"].nunique()) if len(frame) else 0
+    try:
+        ratings = sr.span_ratings(frame)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
+    if uses_spans is None:  # a file: DA when no rating carries spans
+        uses_spans = bool(len(ratings)) and any(s is not None for s in ratings["span_list"])
+        uses_spans = uses_spans or protocol == "mqm"
+    if excluded == "drop":
+        ratings = ratings[~ratings["excluded"].astype(bool)]
+    real = ratings[~ratings["is_spam_item"].astype(bool)]
+    used = real if spam == "drop" else ratings
+    scheme = sr.weights_from(mqm_weights)
+    units = sr.agreement_ratings(used, protocol, uses_spans)
+    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
+    try:
+        report.update(_agreement(units, weights) if len(units) else _agreement(units.iloc[:0], weights))
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
+    report["categories_are"] = "worst severity marked" if uses_spans else "WMT24 score band"
+    report["policies"] = {
+        "ties": None, "spam": spam, "excluded": excluded, "pilot": pilot, "ranking_coding": None,
+        "invalid": "drop", "weights": weights, "seed": seed, "n_boot": n_boot,
+        "n_judgments_in": n_in, "n_judgments_used": int(used["judgment"].nunique()) if len(used) else 0,
+        "n_units": int(units["item"].nunique()) if len(units) else 0, "n_ratings": int(len(used)),
+        "n_pilot_judgments_dropped": n_pilot, "dropped": {},
+        "uses_spans": uses_spans, "ranking_order": ranking_order,
+    }
+    report["with_ties"] = report["without_ties"] = None
+    by_phenomenon: dict[str, dict] = {}
+    phenomena = sorted(set(units["phenomenon"])) if len(units) else []
+    if phenomena and phenomena != [NO_PHENOMENON]:
+        for name in phenomena:
+            by_phenomenon[name] = _agreement(units[units["phenomenon"] == name], weights)
+    report["by_phenomenon"] = by_phenomenon
+    report["control"] = None
+    scores = sr.segment_scores(real, protocol, scheme) if len(real) else pd.DataFrame(
+        columns=["system", "item", "annotator", "score"])
+    references = set(real.loc[real["is_reference"].astype(bool), "system"]) if len(real) else set()
+    report["ranking"] = sr.ranking_block(scores, protocol, scheme, references=references, seed=seed, n_boot=n_boot,
+                                         order=ranking_order)
+    if report["ranking"] is None:
+        notes.append("no scored segment yet: no system ranking")
+    report["errors"] = sr.errors_block(real, scheme, protocol) if uses_spans and len(real) else None
+    report["span_agreement"] = sr.span_agreement_block(real, scores, uses_spans=uses_spans, protocol=protocol,
+                                                       unit_lengths=unit_lengths) if len(real) else None
+    report["methods"] = {**{k: METHODS[k] for k in ("percent_agreement", "gwet_ac1", "cohen_kappa", "fleiss_kappa",
+                                                    "conger_kappa", "krippendorff_alpha", "brennan_prediger",
+                                                    "inference")},
+                         **sr.METHODS}
+    report["notes"] = notes
+    return report
+
+
 def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **options: Any) -> dict:
     """:func:`report_from_frame` on an export (a file read back, or ``judgments_frame``)."""
     frame, slug, protocol = stats_frame(export, source=source)
@@ -431,7 +520,7 @@ def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **opt
 
 #: The export columns a report reads (``stats_frame``); the others (times, screen positions) never matter.
 REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_spam", "excluded", "pilot", "phenomenon",
-                  "rank", "choice", "label", "judgment", "protocol", "is_current")
+                  "rank", "choice", "label", "judgment", "protocol", "is_current", "score", "spans")
 
 
 def study_export_frame(study: Any) -> pd.DataFrame:
@@ -454,7 +543,18 @@ def study_export_frame(study: Any) -> pd.DataFrame:
 def study_report(study: Any, **options: Any) -> dict:
     """The report of a stored study: its export frame through :func:`report_from_frame`."""
     frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
+    if study.protocol in SPAN_PROTOCOLS:
+        options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
+                   "unit_lengths": _unit_lengths(study), **options}
     return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+
+
+def _unit_lengths(study: Any) -> dict[str, int]:
+    """Text length of every (item, system) candidate, for the unitized alpha ("item|system" keys)."""
+    from studies.models import Candidate
+
+    rows = Candidate.objects.filter(item__study=study).values_list("item__external_id", "system", "text")
+    return {f"{ext}|{system}": len(text) for ext, system, text in rows.iterator(chunk_size=5000)}
 
 
 # ---------------------------------------------------------------- options from a query string

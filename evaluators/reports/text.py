@@ -115,7 +115,9 @@ def study_report_text(report: dict) -> str:
             )
     control = report.get("control")
     out.append("")
-    if control:
+    if report.get("protocol") in ("mqm", "esa"):
+        pass  # control items of span protocols are reported by `quality`
+    elif control:
         out.append(
             f"Control: the hidden reference won {control.get('n_reference_won')} of {control.get('n_judgments')} "
             f"judgments ({fmt(control.get('share'))})"
@@ -124,7 +126,9 @@ def study_report_text(report: dict) -> str:
         out.append("Control: no hidden reference in this study")
     ranking = report.get("ranking") or {}
     systems = ranking.get("systems") or []
-    if systems:
+    if report.get("protocol") in ("mqm", "esa"):
+        out.extend(_score_ranking_lines(report))
+    elif systems:
         out.append("")
         out.append(f"Human ranking of the systems ({ranking.get('n_items')} items, {ranking.get('n_boot')} bootstrap "
                    f"resamples, seed {ranking.get('seed')})")
@@ -143,3 +147,33 @@ def study_report_text(report: dict) -> str:
     for note in report.get("notes", []):
         out.append(f"note: {note}")
     return "\n".join(out) + "\n"
+
+
+def _score_ranking_lines(report: dict) -> list[str]:
+    """MQM / ESA / DA: the WMT-style ranking table, the errors per category and the score agreement."""
+    ranking = report.get("ranking") or {}
+    systems = ranking.get("systems") or []
+    out: list[str] = []
+    if systems:
+        score = ranking.get("score", {})
+        unit = "MQM points, lower is better" if report.get("protocol") == "mqm" else "0-100, higher is better"
+        out += ["", f"Human ranking ({ranking.get('method')}; score: {score.get('name')}, {unit})",
+                f"  {'cluster':<9}{'rank':<9}{'system':<22}{'score':>9}{'95% CI':>21}{'z':>9}{'items':>7}"]
+        for s in systems:
+            rr = s.get("rank_range") or [None, None]
+            rank = f"{rr[0]}-{rr[1]}" if rr[0] != rr[1] else str(rr[0])
+            out.append(f"  {s.get('cluster')!s:<9}{rank:<9}{str(s.get('system')):<22}{fmt(s.get('score')):>9}"
+                       f"{_ci(s.get('score_ci')):>21}{fmt(s.get('z')):>9}{s.get('n_items')!s:>7}")
+    errors = (report.get("errors") or {}).get("rows") or []
+    if errors:
+        totals: dict[str, int] = {}
+        for row in errors:
+            totals[str(row["category"])] = totals.get(str(row["category"]), 0) + int(row["count"])
+        out += ["", "Errors per category (all systems): " + ", ".join(
+            f"{name} {count}" for name, count in sorted(totals.items(), key=lambda kv: -kv[1]))]
+    scores = (report.get("span_agreement") or {}).get("scores") or {}
+    alpha = (scores.get("krippendorff_alpha_interval") or {}).get("value")
+    if scores:
+        out += ["", f"Score agreement: Krippendorff's alpha (interval) {fmt(alpha)} over {scores.get('n_units')} "
+                    f"segments, {scores.get('n_raters')} raters"]
+    return out
