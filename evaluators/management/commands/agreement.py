@@ -56,6 +56,9 @@ class Command(BaseCommand):
         parser.add_argument("--ranking-coding", choices=("system", "position"), default="system",
                             help="Study, ranking: label each candidate pair by the winning system's name (default; "
                                  "k+1 categories) or by position (first / second / tie; 3 categories).")
+        parser.add_argument("--ranking-order", choices=("raw", "z"), default="raw",
+                            help="MQM/ESA/DA studies: order the WMT ranking by mean raw score (WMT23, default) or by "
+                                 "mean z-score (WMT21/22).")
         parser.add_argument("--seed", type=int, default=0, help="Study: bootstrap seed of the system ranking (default 0).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Study: bootstrap resamples (default 1000).")
         parser.add_argument("--json", action="store_true", help="Print JSON (unrounded) instead of text.")
@@ -133,7 +136,8 @@ class Command(BaseCommand):
 
     def _study_options(self, opts: dict[str, Any]) -> dict[str, Any]:
         return {"ties": opts["ties"], "spam": opts["spam"], "excluded": opts["excluded"], "pilot": opts["pilot"],
-                "ranking_coding": opts["ranking_coding"], "weights": opts["weights"], "seed": opts["seed"], "n_boot": opts["bootstrap"]}
+                "ranking_coding": opts["ranking_coding"], "weights": opts["weights"], "seed": opts["seed"], "n_boot": opts["bootstrap"],
+                "ranking_order": opts["ranking_order"]}
 
     def _study(self, opts: dict[str, Any]) -> dict:
         from evaluators.reports import study_stats

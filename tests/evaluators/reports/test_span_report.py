@@ -152,3 +152,15 @@ def test_agreement_command_json_for_an_mqm_study():
     assert {"score", "score_ci", "z", "cluster", "rank_range"} <= set(report["ranking"]["systems"][0])
     assert Judgment.objects.filter(assignment__annotator__study=study).count() == 6
     assert len(judgments_frame(study)) == 18
+
+
+def test_ranking_order_z_is_the_wmt21_variant():
+    study = span_study("esa-z", "esa", n_items=4)
+    answer_all(study, esa_plan)
+    out = io.StringIO()
+    call_command("agreement", study.slug, "--json", "--ranking-order", "z", "--bootstrap", "50", stdout=out)
+    ranking = json.loads(out.getvalue())["ranking"]
+    assert ranking["method"] == "wmt22-z" and ranking["settings"]["order"] == "z"
+    text = io.StringIO()
+    call_command("agreement", study.slug, stdout=text)
+    assert "Human ranking (wmt23" in text.getvalue() and "reference" in text.getvalue()
