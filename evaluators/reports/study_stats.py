@@ -559,7 +559,8 @@ def _unit_lengths(study: Any) -> dict[str, int]:
 
 # ---------------------------------------------------------------- options from a query string
 def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """Report options from query parameters (``ties``, ``spam``, ``excluded``, ``pilot``, ``weights``, ``seed``, ``bootstrap``).
+    """Report options from query parameters (``ties``, ``spam``, ``excluded``, ``pilot``, ``weights``, ``seed``,
+    ``bootstrap``, and ``ranking_order`` raw|z for score protocols).
 
     Returns ``(options, errors)``; ``errors`` maps each bad parameter to a
     message and is empty when every value is usable.  Absent or blank
@@ -578,6 +579,12 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
             errors[name] = [f"{value!r} is not one of {', '.join(choices)}."]
         else:
             options[name] = value
+    order = (params.get("ranking_order") or "").strip()
+    if order:
+        if order not in ("raw", "z"):
+            errors["ranking_order"] = [f"{order!r} is not one of raw, z."]
+        else:
+            options["ranking_order"] = order
     for name, key, low, high in (("seed", "seed", 0, 2**32 - 1), ("bootstrap", "n_boot", 1, 100_000)):
         value = (params.get(name) or "").strip()
         if not value:
