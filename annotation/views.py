@@ -26,6 +26,7 @@ from config.http import HtmxHttpRequest
 from studies.models import Status
 
 from annotation import selectors, services
+from annotation.completion import completion_for, completion_record
 from annotation.forms import answer_from_payload, payload_from_post
 from annotation.interface import interface_language, page_context, vary_on_language
 from annotation.models import Annotator, Assignment
@@ -250,13 +251,18 @@ def done(request: HttpRequest, annotator: Annotator) -> HttpResponse:
                                   "your interest; if you came from a recruiting platform, please return the study "
                                   "there."))
     services.annotator_finish(annotator=annotator)
-    prolific_url = prolific_return_url(annotator, study.completion_code)
+    # Pass or fail is decided here, on the server, from the QC rule (annotation/completion.py).
+    completion = completion_for(annotator=annotator)
+    completion_record(annotator=annotator, completion=completion, via="page")
+    prolific_url = prolific_return_url(annotator, completion.code)
     last = selectors.assignment_previous(annotator=annotator, before=None)
     context = {
         "study": study,
         "annotator": annotator,
         "done_count": done_count,
-        "completion_code": study.completion_code,
+        "completion_code": completion.code,
+        "passed": completion.passed,
+        "contact": study.contact, "contact_is_email": bool(EMAIL.fullmatch(study.contact)),
         "prolific_url": prolific_url,
         "back_url": _item_url(annotator, last) if last else "",
     }

@@ -31,6 +31,7 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
     "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
     "screened_out_code": str, "seed": int, "normalise_typography": bool,
+    "failed_code": str, "pass_max_failed_share": (int, float, type(None)),
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
     "instructions_language": str,
     "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
@@ -112,7 +113,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     for key in ("slug", "title", "protocol"):
         if not isinstance(data.get(key), str) or not data.get(key, "").strip():
             errors.append(f"{key}: required, a non-empty string")
-    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description"}
+    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial"}
     if unknown:
         errors.append(f"study file: unknown field(s) {sorted(unknown)}")
     slug = data.get("slug")
@@ -176,6 +177,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.append("settings.spam_rate: must be between 0 and 0.5")
     if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
         errors.append("settings.auto_exclude_share: must be between 0 and 1")
+    if fields.get("pass_max_failed_share") is not None and not 0 <= fields["pass_max_failed_share"] <= 1:
+        errors.append("settings.pass_max_failed_share: must be between 0 and 1")
     for key in ("source_language", "target_language", "instructions_language"):
         problem = language_tag_error(fields.get(key, ""))
         if problem:
@@ -200,6 +203,10 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         parsed = _parse_item(raw, index, protocol, seen, errors)
         if parsed is not None:
             parsed_items.append(parsed)
+    if "tutorial" in data and protocol in Protocol.values:
+        from studies.tutorial import settings_study, tutorial_errors_and_items
+        tutorial_errors, fields["tutorial"] = tutorial_errors_and_items(data["tutorial"], settings_study(protocol, fields))
+        errors.extend(tutorial_errors)
     if errors:
         raise StudyFileError(errors)
     return ParsedStudy(fields=fields, items=parsed_items)

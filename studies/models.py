@@ -121,6 +121,20 @@ class Study(models.Model):
     screened_out_code = models.CharField(max_length=64, blank=True,
                                          help_text="Prolific's screened-out completion code, shown to excluded "
                                                    "participants (separate from the completion code).")
+    failed_code = models.CharField(
+        max_length=64, blank=True,
+        help_text="Code shown on the completion page to an annotator who did not pass the quality rule (Prolific's "
+                  "code for a rejected or returned submission). Blank: the screened-out code, else no code and the "
+                  "contact line (docs/crowd.md, \"Pass/fail completion codes\").")
+    pass_max_failed_share = models.FloatField(
+        null=True, blank=True,
+        help_text="Pass rule of the completion page: an annotator passes with at most this share of failed spam "
+                  "checks (once they answered auto_exclude_min_checks). Blank: auto_exclude_share; both blank: "
+                  "everyone passes.")
+    tutorial = models.JSONField(
+        default=list, blank=True,
+        help_text="Practice items shown before the first item, with feedback against a gold answer; never judged "
+                  "or counted (studies/tutorial.py, docs/study-file.md \"Tutorial items\").")
     seed = models.BigIntegerField(default=default_seed, help_text="Seeds spam generation and per-annotator shuffles, for reproducibility.")
     created_at = models.DateTimeField(auto_now_add=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -186,6 +200,13 @@ class Study(models.Model):
             problems = tx.weights_errors(self.mqm_weights, "mqm_weights")
             if problems:
                 errors["mqm_weights"] = problems
+        if self.tutorial:
+            from studies.tutorial import tutorial_model_errors
+            problems = tutorial_model_errors(self.tutorial, self)
+            if problems:
+                errors["tutorial"] = problems
+        if self.pass_max_failed_share is not None and not 0 <= self.pass_max_failed_share <= 1:
+            errors["pass_max_failed_share"] = ["Must be between 0 and 1."]
         if not 0 <= self.spam_rate <= 0.5:
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
