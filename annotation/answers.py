@@ -184,7 +184,7 @@ def _validate_span(study: Study, span: Any, texts: dict[str, str], categories: d
         errors.setdefault(field, []).extend(problems)
         return None
     out = {"start": start, "end": end, "side": side, "severity": severity}
-    if study.protocol == Protocol.MQM:
+    if study.protocol == Protocol.MQM and isinstance(category, str):
         out["category"] = categories[category.strip().lower()]
     if note:
         out["note"] = note

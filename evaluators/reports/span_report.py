@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -57,8 +58,15 @@ def weights_from(setting: dict[str, Any] | None) -> mq.MqmWeights:
     """The study's ``mqm_weights`` over the WMT/Google defaults."""
     if not setting:
         return mq.WMT_WEIGHTS
-    known = ("minor", "major", "critical", "neutral", "non_translation", "minor_punctuation")
-    return mq.MqmWeights(name="custom", **{k: float(v) for k, v in setting.items() if k in known})
+    base = mq.WMT_WEIGHTS
+
+    def pick(key: str, default: float) -> float:
+        return float(setting[key]) if key in setting else default
+
+    return mq.MqmWeights(minor=pick("minor", base.minor), major=pick("major", base.major),
+                         critical=pick("critical", base.critical), neutral=pick("neutral", base.neutral),
+                         minor_punctuation=pick("minor_punctuation", base.minor_punctuation),
+                         non_translation=pick("non_translation", base.non_translation), name="custom")
 
 
 def _spans(value: Any) -> list[dict[str, Any]] | None:
@@ -80,7 +88,7 @@ def span_ratings(frame: pd.DataFrame) -> pd.DataFrame:
     spans = [_spans(v) for v in frame["spans"]] if "spans" in frame.columns else [None] * len(frame)
     scores = pd.to_numeric(frame["score"], errors="coerce") if "score" in frame.columns else pd.Series(np.nan, index=frame.index)
     out = frame.copy()
-    out["span_list"] = spans
+    out["span_list"] = pd.Series(spans, index=frame.index, dtype=object)
     out["score_given"] = scores.to_numpy()
     rated = np.array([s is not None for s in spans]) | out["score_given"].notna().to_numpy()
     return out[rated].reset_index(drop=True)
@@ -132,21 +140,24 @@ def ranking_block(scores: pd.DataFrame, protocol: str, weights: mq.MqmWeights, *
     higher = protocol != "mqm"
     long = pd.DataFrame({"system": scores["system"], "segment": scores["item"], "rater": scores["annotator"],
                          "score": scores["score"]})
-    ci = mq.bootstrap_system_ci(long, n_boot=n_boot, seed=seed).set_index("system")
-    table = mq.system_scores(long, higher_is_better=higher).set_index("system")
+    ci_table = mq.bootstrap_system_ci(long, n_boot=n_boot, seed=seed)
+    ci: dict[str, Any] = {str(r["system"]): (r["ci_low"], r["ci_high"]) for r in ci_table.to_dict("records")}
+    table: dict[str, Any] = {str(r["system"]): (float(r["score"]), int(r["n_segments"]), int(r["n_ratings"]))
+                             for r in mq.system_scores(long, higher_is_better=higher).to_dict("records")}
     oriented = pd.DataFrame({"annotator": scores["annotator"], "system": scores["system"], "segment": scores["item"],
                              "score": scores["score"] if higher else -scores["score"]})
     wmt = wmt_ranking(oriented, order=order)
     systems = []
     for row in wmt.systems:
         name = row["system"]
-        low, high = ci.at[name, "ci_low"], ci.at[name, "ci_high"]
+        low, high = ci[name]
+        score, n_items, n_ratings = table[name]
         systems.append({
-            "system": name, "rank": row["rank"], "score": float(table.at[name, "score"]),
+            "system": name, "rank": row["rank"], "score": score,
             "score_ci": None if low is None or pd.isna(low) else [float(low), float(high)],
             "z": row["z"], "cluster": row["cluster"], "rank_range": row["rank_range"],
             "wins": row["wins"], "losses": row["losses"], "beats": row["beats"],
-            "n_items": int(table.at[name, "n_segments"]), "n_ratings": int(table.at[name, "n_ratings"]),
+            "n_items": n_items, "n_ratings": n_ratings,
             "is_reference": name in references,
         })
     scheme: dict[str, Any] = {"protocol": protocol, "higher_is_better": higher,
@@ -215,7 +226,8 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
     else:
         block["categories"] = None
     if unit_lengths:
-        known = {u: n for u, n in unit_lengths.items() if u in set(target["unit"])}
+        seen = set(target["unit"])
+        known: dict[Hashable, int] = {u: n for u, n in unit_lengths.items() if u in seen}
         cats = target.assign(category=target["category"].fillna("error") if protocol == "mqm" else "error")
         block["unitized_alpha"] = sp.unitized_alpha_pairs(cats, known) if known else []
     else:
