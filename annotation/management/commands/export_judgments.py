@@ -5,6 +5,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.export import FORMATS, csv_lines, judgment_rows, jsonl_lines
+from annotation.export_mqm import FORMAT as MQM_TSV
+from annotation.export_mqm import MqmExportError, mqm_tsv_text
 from studies import access
 from studies.audit import audit, audit_lines
 
@@ -14,7 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
-        parser.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl.")
+        parser.add_argument("--format", choices=(*FORMATS, MQM_TSV), default="csv",
+                            help="csv (default), jsonl, or mqm-tsv (an mqm study as Google's WMT MQM TSV, the "
+                                 "format Marot opens: docs/mqm.md).")
         parser.add_argument("--output", help="Write to this file instead of standard output.")
         parser.add_argument("--history", action="store_true",
                             help="Include superseded revisions (see the is_current column).")
@@ -24,11 +28,16 @@ class Command(BaseCommand):
         parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
+        if options["audit"] and options["format"] == MQM_TSV:
+            raise CommandError("--audit: the audit log is written as csv or jsonl, not mqm-tsv")
         user = access.command_user(options["user"])
         study = access.command_study(options["slug"], user, "audit" if options["audit"] else "export")
         if options["audit"]:
             self._write(audit_lines(study, fmt=options["format"]), options["output"],
                         lambda: f"audit log written to {options['output']}")
+            return
+        if options["format"] == MQM_TSV:
+            self._mqm_tsv(user, study, options)
             return
         audit(user, "judgments_exported", study, format=options["format"], history=options["history"],
               via="export_judgments", output=options["output"] or "stdout")
@@ -42,6 +51,18 @@ class Command(BaseCommand):
         rows = counting(iter(judgment_rows(study, history=options["history"])))
         lines = csv_lines(rows) if options["format"] == "csv" else jsonl_lines(rows)
         self._write(lines, options["output"], lambda: f"{counted[0]} row(s) written to {options['output']}")
+
+    def _mqm_tsv(self, user: Any, study: Any, options: dict[str, Any]) -> None:
+        """``--format mqm-tsv`` (annotation/export_mqm.py): current judgments only, so no --history."""
+        if options["history"]:
+            raise CommandError("--history: the mqm-tsv format holds current judgments only (use csv or jsonl)")
+        try:
+            text, n_rows = mqm_tsv_text(study)
+        except MqmExportError as exc:
+            raise CommandError(str(exc))
+        audit(user, "judgments_exported", study, format=MQM_TSV, history=False, via="export_judgments",
+              output=options["output"] or "stdout")
+        self._write(iter([text]), options["output"], lambda: f"{n_rows} row(s) written to {options['output']}")
 
     def _write(self, lines: Iterator[str], output: str | None, written: Callable[[], str]) -> None:
         """The chunks to standard output, or to ``output`` followed by the ``written()`` message on stderr."""

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
 from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
+from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
 
 
 class Command(BaseCommand):
@@ -23,6 +24,14 @@ class Command(BaseCommand):
         parser.add_argument("--study-file", help="The original study file (JSON): texts and settings.")
         parser.add_argument("--reference-system", action="append", default=[], metavar="NAME",
                             help="Formats without a reference flag: the system(s) that are human references.")
+        parser.add_argument("--unclosed-spans", choices=UNCLOSED_CHOICES, default="error",
+                            help="mqm-tsv: a <v> never closed is a bad row (error, default), or its span runs to "
+                                 "the end of the text (close-at-end; one row of the WMT21 TED en-de release).")
+        parser.add_argument("--scale", metavar="LOW:HIGH",
+                            help="scores, appraise-csv, mtme: map scores linearly from LOW..HIGH onto the 0-100 "
+                                 "scale (LOW > HIGH turns lower-is-better round; write --scale=-25:0 for a "
+                                 "negative LOW), or 'auto' (the file's own minimum and maximum). Without it, "
+                                 "scores outside 0-100 are bad rows (docs/import.md).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
@@ -30,6 +39,9 @@ class Command(BaseCommand):
             content = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise CommandError(f"{path}: no such file", returncode=2)
+        except IsADirectoryError:
+            raise CommandError(f"{path}: is a directory; give one file (--format mtme: one LP.SCORER.seg.score "
+                               "file of the directory's human-scores)", returncode=2)
         except UnicodeDecodeError as exc:
             line = path.read_bytes()[:exc.start].count(b"\n") + 1
             raise CommandError(f"{path}: line {line}: not UTF-8", returncode=2)
@@ -45,8 +57,13 @@ class Command(BaseCommand):
                 raise CommandError(str(exc), returncode=2)
         slug = opts["slug"] or slugify(f"{path.stem}-imported")[:50]
         try:
-            study = judgments_import(name=path.name, content=content, fmt=opts["fmt"], slug=slug,
-                                     study_file=study_file)
+            if opts["fmt"] == "mqm-tsv":  # annotation/judgment_import_mqm.py (docs/mqm.md)
+                study = mqm_tsv_import(name=path.name, content=content, slug=slug,
+                                       reference_systems=opts["reference_system"], unclosed=opts["unclosed_spans"])
+            else:
+                study = judgments_import(name=path.name, content=content, fmt=opts["fmt"], slug=slug,
+                                         study_file=study_file, reference_systems=opts["reference_system"],
+                                         scale=opts["scale"])
         except JudgmentImportError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)

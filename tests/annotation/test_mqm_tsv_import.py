@@ -1,0 +1,284 @@
+"""``import_judgments --format mqm-tsv`` and ``export_judgments --format mqm-tsv``: Google's WMT MQM TSV in and out.
+
+The fixture is the Apache-2.0 subset of the WMT21 TED en-de release
+(fixtures/wmt-mqm/README.md); the small files are written here.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
+from evaluators.comparison.mqm_tsv import read_mqm_tsv
+from evaluators.stats import mqm as mqm_stats
+from studies import mqm_tsv_format
+from studies.models import Candidate, Item, Status, Study
+from tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "wmt-mqm" / "mqm_ted_ende.subset.tsv"
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
+
+
+def write(tmp_path: Path, rows: list[str], *, header: str = HEADER, name: str = "small.tsv") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def run_import(path: Path, *args: str) -> Study:
+    out = io.StringIO()
+    call_command("import_judgments", str(path), "--format", "mqm-tsv", *args, stdout=out)
+    return Study.objects.get(slug=out.getvalue().strip())
+
+
+def run_export(slug: str, tmp_path: Path, name: str = "out.tsv") -> Path:
+    path = tmp_path / name
+    call_command("export_judgments", slug, "--format", "mqm-tsv", "--output", str(path), stderr=io.StringIO())
+    return path
+
+
+def judgments_of(study: Study) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
+    """(rater, item id) -> system -> spans: the stored judgments without pks."""
+    systems = dict(Candidate.objects.filter(item__study=study).values_list("pk", "system"))
+    out = {}
+    for j in Judgment.objects.filter(assignment__item__study=study).select_related("assignment__annotator",
+                                                                                   "assignment__item"):
+        key = (j.assignment.annotator.external_id, j.assignment.item.external_id)
+        out[key] = {systems[int(pk)]: entry["spans"] for pk, entry in j.answer["annotations"].items()}
+    return out
+
+
+def nothing_stored() -> bool:
+    return not (Study.objects.exists() or Item.objects.exists() or Judgment.objects.exists()
+                or Annotator.objects.exists())
+
+
+def import_errors(path: Path, *args: str) -> str:
+    with pytest.raises(CommandError) as exc:
+        run_import(path, *args)
+    assert nothing_stored()
+    return str(exc.value)
+
+
+# --- the release subset ---------------------------------------------------------------------------------------
+
+def test_release_subset_becomes_a_closed_mqm_study(tmp_path):
+    study = run_import(FIXTURE, "--unclosed-spans", "close-at-end", "--slug", "ted")
+    data = read_mqm_tsv(FIXTURE, unclosed="close_at_end")
+    assert (study.protocol, study.status, study.unit, study.spam_rate) == ("mqm", Status.CLOSED, "sentence", 0.0)
+    assert study.items.count() == len(data.item_keys()) == 101
+    assert Candidate.objects.filter(item__study=study).count() == len(data.segments)
+    assert set(Candidate.objects.filter(item__study=study, is_reference=True).values_list("system", flat=True)) \
+        == {"ref"}
+    assert set(study.annotators.values_list("external_id", flat=True)) == {"rater1", "rater2", "rater3", "rater4"}
+    pairs = {(j.rater, data.segments[j.segment].doc, data.segments[j.segment].global_seg_id) for j in data.judgments}
+    assert Judgment.objects.filter(assignment__item__study=study).count() == len(pairs)
+    assert not Assignment.objects.filter(item__study=study).exclude(status=AssignmentStatus.DONE).exists()
+    assert not Item.objects.filter(study=study, is_open=True).exists()
+    per_item = pd.Series([(d, s) for _, d, s in pairs]).value_counts()
+    assert study.redundancy == per_item.max()
+    assert study.severities == ["minor", "major"]
+    assert {c["name"] for c in study.taxonomy} == {e.category for j in data.judgments for e in j.errors}
+    assert "format mqm-tsv" in study.description and "3952dc9" not in study.description  # sha of the subset
+    import hashlib
+    assert hashlib.sha256(FIXTURE.read_bytes()).hexdigest() in study.description
+    assert "runs to the end of the text" in study.description  # the reader's note on line 1,502
+
+
+def test_spans_are_offsets_into_the_clean_texts(tmp_path):
+    study = run_import(FIXTURE, "--unclosed-spans", "close-at-end")
+    stored = judgments_of(study)
+    # line 4: Nemo, talk.3 segment 218, rater4: "Als Künstlerin ist mir <v>die </v>Verbindung sehr wichtig."
+    nemo = stored[("rater4", "talk.3:1:218")]["Nemo"]
+    text = Candidate.objects.get(item__study=study, item__external_id="talk.3:1:218", system="Nemo").text
+    assert "<v>" not in text
+    start = len("Als Künstlerin ist mir ")
+    assert {"start": start, "end": start + 4, "side": "target", "severity": "major",
+            "category": "Accuracy/Addition"} in nemo
+    assert text[start:start + 4] == "die "
+    # a rater's judgment holds only the systems he or she rated for that segment
+    assert set(stored[("rater4", "talk.3:1:218")]) < set(
+        Candidate.objects.filter(item__study=study, item__external_id="talk.3:1:218").values_list("system", flat=True))
+    # errors marked in the source column are source spans, offsets into the item's source
+    source_spans = [(item, s) for (_, item), systems in stored.items() for spans in systems.values() for s in spans
+                    if s["side"] == "source"]
+    assert source_spans
+    for item_id, span in source_spans:
+        source = Item.objects.get(study=study, external_id=item_id).source
+        assert 0 <= span["start"] < span["end"] <= len(source) and "<v>" not in source
+
+
+def test_stored_judgments_give_the_files_mqm_scores(tmp_path):
+    """Scoring the stored answers equals scoring the raw file (evaluators.stats.mqm, WMT weights)."""
+    study = run_import(FIXTURE, "--unclosed-spans", "close-at-end")
+    rows = []
+    for (rater, item), systems in judgments_of(study).items():
+        for system, spans in systems.items():
+            rows += [{"system": system, "segment": item, "rater": rater, "category": "No-error",
+                      "severity": "No-error"}] if not spans else [
+                {"system": system, "segment": item, "rater": rater, "category": s["category"],
+                 "severity": s["severity"]} for s in spans]
+    ours = mqm_stats.system_scores(mqm_stats.mqm_segment_scores(pd.DataFrame(rows))).set_index("system")["score"]
+    raw = pd.DataFrame(read_mqm_tsv(FIXTURE, unclosed="close_at_end").rows())
+    theirs = mqm_stats.system_scores(mqm_stats.mqm_segment_scores(raw)).set_index("system")["score"]
+    assert len(ours) == 14
+    assert (ours.sort_index() - theirs.sort_index()).abs().max() < 1e-12
+
+
+def test_without_close_at_end_the_unclosed_marker_is_named_and_nothing_stored():
+    message = import_errors(FIXTURE)
+    assert "line 1502: target: <v> without </v>" in message
+    assert "--unclosed-spans close-at-end" in message
+
+
+def test_round_trip_import_export_import(tmp_path):
+    first = run_import(FIXTURE, "--unclosed-spans", "close-at-end", "--slug", "first")
+    exported = run_export("first", tmp_path)
+    second = run_import(exported, "--slug", "second")  # the writer closes every span: strict reading works
+    assert judgments_of(second) == judgments_of(first)
+    assert len(judgments_of(first)) > 300
+    for field in ("taxonomy", "severities", "redundancy", "allow_overlap", "protocol", "unit"):
+        assert getattr(second, field) == getattr(first, field), field
+    same_items = [(i.external_id, i.document_id, i.position, i.source) for i in first.items.order_by("pk")]
+    assert [(i.external_id, i.document_id, i.position, i.source) for i in second.items.order_by("pk")] == same_items
+    assert set(Candidate.objects.filter(item__study=second, is_reference=True).values_list("system", flat=True)) \
+        == {"ref"}
+    again = run_export("second", tmp_path, "again.tsv")
+    assert again.read_text(encoding="utf-8") == exported.read_text(encoding="utf-8")  # a fixed point
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == HEADER + "\tcomment"  # the raters' comments on "Other" errors are notes, written back
+    def comments(text: str) -> list[str]:
+        return sorted(ln.split("\t")[9] for ln in text.splitlines()[1:] if ln.split("\t")[9])
+    assert comments(exported.read_text(encoding="utf-8")) == comments(FIXTURE.read_text(encoding="utf-8"))
+    assert "Locale convention measurement" in comments(FIXTURE.read_text(encoding="utf-8"))
+    assert sum(1 for ln in lines if ln.endswith("\tNo-error\tNo-error\t")) == sum(
+        1 for ln in FIXTURE.read_text(encoding="utf-8").splitlines() if "\tNo-error\tNo-error" in ln)
+
+
+# --- hand-made files: the rules -------------------------------------------------------------------------------
+
+def test_rules_for_unmarked_errors_notes_categories_and_severities(tmp_path):
+    path = write(tmp_path, [
+        "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie <v>Katze</v> saß.\tAccuracy/Mistranslation\tMAJOR\tsee cat",
+        "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie Katze saß.\tfluency/grammar\tminor\t",
+        "sysB\td1\t1\t10\tr1\tThe <v>cat</v> sat.\tDer saß.\tAccuracy/Omission\tNeutral\t",
+        "sysB\td1\t1\t10\tr2\tThe cat sat.\tDer saß.\tFluency/Grammar\tCritical\t",
+        "sysA\td1\t2\t11\tr2\tIt ran.\tSie rannte.\tNo-error\tNo-error\t",
+    ], header=HEADER + "\tcomment")
+    study = run_import(path)
+    stored = judgments_of(study)
+    assert stored[("r1", "d1:1:10")] == {
+        "sysA": [{"start": 0, "end": 14, "side": "target", "whole": True, "severity": "minor",
+                  "category": "fluency/grammar"},
+                 {"start": 4, "end": 9, "side": "target", "severity": "major",
+                  "category": "Accuracy/Mistranslation", "note": "see cat"}],
+        "sysB": [{"start": 4, "end": 7, "side": "source", "severity": "neutral", "category": "Accuracy/Omission"}],
+    }
+    # categories match case-insensitively: the first spelling in the file wins
+    assert stored[("r2", "d1:1:10")]["sysB"][0]["category"] == "fluency/grammar"
+    assert stored[("r2", "d1:2:11")] == {"sysA": []}
+    assert study.severities == ["neutral", "minor", "major", "critical"]
+    assert [c["name"] for c in study.taxonomy] == ["Accuracy/Mistranslation", "Accuracy/Omission", "fluency/grammar"]
+    assert study.taxonomy[0]["description"].startswith("The target does not")  # known categories keep their text
+    assert study.redundancy == 2
+    item = Item.objects.get(study=study, external_id="d1:1:10")
+    assert (item.document_id, item.position, item.source) == ("d1", 1, "The cat sat.")
+    assert item.metadata["mqm_tsv"] == {"doc": "d1", "doc_id": "1", "seg_id": "10"}
+    # the export writes the unmarked error without markers, the note in a comment column, severities capitalised
+    lines = run_export(study.slug, tmp_path).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == HEADER + "\tcomment"
+    assert "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie Katze saß.\tfluency/grammar\tMinor\t" in lines
+    assert "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie <v>Katze</v> saß.\tAccuracy/Mistranslation\tMajor\tsee cat" in lines
+    assert "sysB\td1\t1\t10\tr1\tThe <v>cat</v> sat.\tDer saß.\tAccuracy/Omission\tNeutral\t" in lines
+    assert "sysA\td1\t2\t11\tr2\tIt ran.\tSie rannte.\tNo-error\tNo-error\t" in lines
+
+
+def test_overlapping_spans_set_allow_overlap(tmp_path):
+    rows = ["s\td\t1\t1\tr\tA b c.\tX <v>y z</v>.\tStyle/Awkward\tMinor",
+            "s\td\t1\t1\tr\tA b c.\tX y <v>z.</v>\tFluency/Punctuation\tMinor"]
+    assert run_import(write(tmp_path, rows), "--slug", "o").allow_overlap is True
+    assert run_import(write(tmp_path, rows[:1], name="one.tsv"), "--slug", "p").allow_overlap is False
+
+
+@pytest.mark.parametrize("systems, given, expected", [
+    (["ref-A", "Human-B.0", "refine-mt", "human-parity-mt", "sysA"], [], {"ref-A", "Human-B.0"}),
+    (["ref.A", "sysA"], [], {"ref.A"}),
+    (["ref.A", "sysA"], ["sysA"], {"sysA"}),  # the option replaces detection
+    (["sysA", "sysB"], [], set()),
+])
+def test_reference_systems(tmp_path, systems, given, expected):
+    rows = [f"{s}\td\t1\t1\tr\tSrc.\tTgt.\tNo-error\tNo-error" for s in systems]
+    study = run_import(write(tmp_path, rows), *[a for g in given for a in ("--reference-system", g)])
+    assert set(Candidate.objects.filter(item__study=study, is_reference=True).values_list("system", flat=True)) \
+        == expected
+    assert f"Reference systems: {', '.join(sorted(expected, key=systems.index)) or 'none'}." in study.description
+
+
+def test_unknown_reference_system_is_refused(tmp_path):
+    message = import_errors(write(tmp_path, ["sysA\td\t1\t1\tr\tS.\tT.\tNo-error\tNo-error"]),
+                            "--reference-system", "Human-A.0")
+    assert "--reference-system: 'Human-A.0' is not a system of small.tsv (its systems: sysA)" in message
+
+
+# --- bad rows: named by line, nothing stored --------------------------------------------------------------------
+
+GOOD = "sysA\td\t1\t1\tr1\tThe cat.\tDie <v>Katze</v>.\tAccuracy/Mistranslation\tMajor"
+
+
+@pytest.mark.parametrize("bad, expected", [
+    ("sysA\td\t1\t2\tr1\tThe dog.\tDer Hund.\tNo-error", "line 3: 8 tab-separated fields, expected 9"),
+    ("sysA\td\t1\t2\tr1\tThe dog.\tDer <v>Hund.\tStyle/Awkward\tMinor", "line 3: target: <v> without </v>"),
+    ("sysA\td\t1\t2\tr1\tThe dog.\tDer <v>Hund</v>.\tStyle/Awkward\tSevere",
+     "line 3: severity 'Severe' is not an MQM severity"),
+    ("sysA\td\t1\t2\t\tThe dog.\tDer <v>Hund</v>.\tStyle/Awkward\tMinor", "line 3: empty rater"),
+    ("\td\t1\t2\tr1\tThe dog.\tDer Hund.\tNo-error\tNo-error", "line 3: empty system"),
+    ("sysA\td\t1\t2\tr1\tThe dog.\tDer <v>Hund</v>.\t\tMinor", "line 3: empty category"),
+    ("sysA\td\t1\t2\tr1\tThe dog.\t<v>Der</v> <v>Hund</v>.\tStyle/Awkward\tMinor",
+     "line 3: 2 stretches marked <v>…</v>; one error row marks one span"),
+    ("sysB\td\t1\t1\tr1\tThe cats.\tDie Katzen.\tNo-error\tNo-error",
+     "line 3: source differs from line 2 for the same doc, doc_id and seg_id"),
+    ("sysA\td\t1\t2\tr1\tThe dog.\t \tNo-error\tNo-error", "line 3: target: empty"),
+])
+def test_one_bad_row_is_named_and_nothing_is_stored(tmp_path, bad, expected):
+    message = import_errors(write(tmp_path, [GOOD, bad, GOOD.replace("\t1\t1\t", "\t2\t3\t")]))
+    assert expected in message
+    assert "nothing stored" in message
+    assert "line 2" not in message.replace("from line 2", "")  # the good rows are not blamed
+
+
+def test_every_bad_row_is_listed(tmp_path):
+    rows = [GOOD, GOOD.replace("Major", "Huge"), GOOD.replace("\tr1\t", "\tr2\t").replace("Major", "Tiny")]
+    message = import_errors(write(tmp_path, rows))
+    assert "line 3: severity 'Huge'" in message and "line 4: severity 'Tiny'" in message
+
+
+def test_existing_slug_is_refused(tmp_path):
+    make_study(slug="taken")
+    with pytest.raises(CommandError, match="a study 'taken' exists already"):
+        run_import(write(tmp_path, [GOOD]), "--slug", "taken")
+    assert Study.objects.count() == 1
+
+
+# --- export refusals -------------------------------------------------------------------------------------------
+
+def test_export_refuses_other_protocols_and_history(tmp_path):
+    make_study(slug="rank")
+    with pytest.raises(CommandError, match="only an mqm study"):
+        run_export("rank", tmp_path)
+    run_import(write(tmp_path, [GOOD]), "--slug", "m")
+    with pytest.raises(CommandError, match="--history: the mqm-tsv format holds current judgments only"):
+        call_command("export_judgments", "m", "--format", "mqm-tsv", "--history", stdout=io.StringIO())
+
+
+def test_no_error_marker_is_the_same_in_both_modules():
+    assert mqm_tsv_format.NO_ERROR == mqm_stats.NO_ERROR
+    for value in ("No-error", "no error", "NO_ERROR", " no-Error ", "Minor", "error", ""):
+        assert mqm_tsv_format.is_no_error(value) == mqm_stats.is_no_error(value), value
