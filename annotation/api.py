@@ -16,8 +16,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors, services
-from annotation.serializers import AssignmentOut, ErrorsOut, ExcludedOut, JudgmentIn, JudgmentOut
+from annotation import selectors, services, skips
+from annotation.serializers import (AssignmentOut, ConflictOut, ErrorsOut, ExcludedOut, JudgmentIn, JudgmentOut,
+                                    SkipIn, SkipOut)
 from annotation.completion import completion_for, completion_record
 from annotation.models import Annotator
 
@@ -104,6 +105,13 @@ class NextAssignmentAPI(AnnotatorAPIView):
         return Response(data)
 
 
+def _not_theirs(request: Request) -> Response:
+    """401 for a bad token (raised), else 404: the assignment is not the caller's."""
+    _annotator(request)
+    return Response({"errors": {"assignment": ["No such assignment for this annotator."]}},
+                    status=status.HTTP_404_NOT_FOUND)
+
+
 class JudgmentSubmitAPI(AnnotatorAPIView):
     # The token is checked with the assignment in one query; unknown tokens still get the 401.
     token_checked_by_view = True
@@ -115,9 +123,7 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
         # The usual case in one query: the token's annotator and their assignment together.
         found = selectors.assignment_by_token(token=_token(request), public_id=assignment)
         if found is None:
-            _annotator(request)  # 401 for a bad token, else the assignment is not theirs: 404
-            return Response({"errors": {"assignment": ["No such assignment for this annotator."]}},
-                            status=status.HTTP_404_NOT_FOUND)
+            return _not_theirs(request)
         try:
             payload = request.data
         except ParseError as exc:
@@ -128,3 +134,32 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
             return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"judgment": judgment.public_id, "revision": judgment.revision},
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class SkipAPI(AnnotatorAPIView):
+    """Skip an item with a reason (annotation/skips.py): stored, counted in QC, the item back in the pool."""
+
+    token_checked_by_view = True
+    permission_classes = [CheckedByTheView]
+
+    @extend_schema(summary="Skip an assignment with a reason; the item goes back to the pool for others",
+                   description="The reason is required (not blank, at most 300 characters). The item is never "
+                               "handed to this annotator again; `next` serves their following item. Skipping "
+                               "an assignment twice answers the same 200 (the first reason is kept); an "
+                               "assignment that has an answer cannot be skipped (409).",
+                   request=SkipIn, responses={200: SkipOut, 400: ErrorsOut, 404: ErrorsOut, 409: ConflictOut})
+    def post(self, request: Request, assignment: str) -> Response:
+        found = selectors.assignment_by_token(token=_token(request), public_id=assignment)
+        if found is None:
+            return _not_theirs(request)
+        try:
+            reason = skips.skip_reason_validate(request.data)
+        except ParseError as exc:
+            return Response({"errors": {"body": [f"Malformed JSON: {exc.detail}"]}}, status=status.HTTP_400_BAD_REQUEST)
+        except skips.SkipError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            skipped, _ = skips.assignment_skip(assignment=found, reason=reason)
+        except skips.SkipConflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response({"assignment": skipped.public_id, "status": skipped.status, "reason": skipped.skip_reason})

@@ -60,6 +60,8 @@ class AssignmentStatus(models.TextChoices):
     DONE = "done", "Done"
     #: Unanswered for longer than the study's reservation: its slot went back to the pool.
     RELEASED = "released", "Released (unanswered too long)"
+    #: The annotator skipped it (with a reason): its slot went back to the pool, never to be handed to them again.
+    SKIPPED = "skipped", "Skipped by the annotator"
 
 
 class Assignment(models.Model):
@@ -79,6 +81,9 @@ class Assignment(models.Model):
                              "(a check waits for the end of a document; annotation.ordering.CheckSchedule).")
     check_run = models.PositiveSmallIntegerField(
         default=0, help_text="Checks in a row ending with this assignment (never more than two).")
+    skipped_at = models.DateTimeField(null=True, blank=True, help_text="When the annotator skipped the item "
+                                      "(server time); kept if they answer it later anyway.")
+    skip_reason = models.CharField(max_length=300, blank=True, help_text="The annotator's reason for skipping.")
 
     #: Not a column: the item's candidates in their stored order when the hand-out has just read them
     #: (services._claim), so the screen shown next needs no query; None otherwise. Read them through

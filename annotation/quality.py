@@ -1,8 +1,9 @@
 """Per-annotator quality control (reads only): spam checks, the reference control, speed.
 
 Only current judgments count (a revised answer replaces the earlier one). The
-numbers come from three queries whatever the study's size: the annotators,
-their current judgments, and the study's spam and reference candidates.
+numbers come from three queries whatever the study's size: the annotators
+(with their count of skipped items, ``n_skipped``), their current judgments,
+and the study's spam and reference candidates.
 
 Spam-check failure rules (BlonDe App. D, after Kittur et al. 2008: "if a rater
 marks a spam item as better than or equal to an actual translation"):
@@ -26,16 +27,16 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from studies.models import Candidate, Item, Protocol, Study
 
-from annotation.models import Annotator, Judgment
+from annotation.models import Annotator, Assignment, Judgment
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
 QUALITY_KEYS = ("annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate", "median_seconds",
                 "excluded", "exclusion_reason", "spam_failed_share", "fast_answers", "reference_items",
-                "external_id")
+                "external_id", "n_skipped")
 
 
 @dataclass
@@ -50,6 +51,8 @@ class AnnotatorQuality:
     reference_items: int = 0
     reference_first: int = 0
     fast_answers: int = 0
+    #: Items the annotator skipped with a reason (annotation/skips.py), answered later or not.
+    n_skipped: int = 0
     seconds: list[float] = field(default_factory=list, repr=False)
 
     @property
@@ -146,17 +149,32 @@ def _current_rows(study: Study, annotators: list[Annotator]):
 def study_quality(*, study: Study, annotators: list[Annotator] | None = None) -> list[AnnotatorQuality]:
     """Quality figures for every annotator of a study (or the given ones), in arrival order.
 
-    Three queries whatever the number of annotators, items or judgments.
+    Three queries whatever the number of annotators, items or judgments (one more for ``n_skipped``
+    when the annotators are given).
     """
     if annotators is None:
-        annotators = list(study.annotators.order_by("sequence"))
+        annotators = list(study.annotators.order_by("sequence").annotate(
+            skips=Count("assignments", filter=Q(assignments__skipped_at__isnull=False))))
     by_annotator = {a.pk: AnnotatorQuality(annotator=a.code, external_id=a.external_id, excluded=a.excluded,
                                            exclusion_reason=a.exclusion_reason) for a in annotators}
     if not annotators:
         return []
     spam, reference = _control_candidates(study)
     _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference)
+    _count_skips(by_annotator, annotators)
     return [by_annotator[a.pk] for a in annotators]
+
+
+def _count_skips(by_annotator: dict[int, AnnotatorQuality], annotators: list[Annotator]) -> None:
+    """``n_skipped``: each annotator's skipped items, counted with the annotators when study_quality read
+    them (``skips``), else in one query over their assignments' skip times."""
+    if all(hasattr(a, "skips") for a in annotators):
+        rows = [(a.pk, int(getattr(a, "skips"))) for a in annotators]
+    else:
+        rows = list(Assignment.objects.filter(annotator_id__in=list(by_annotator), skipped_at__isnull=False)
+                    .values_list("annotator_id").annotate(n=Count("pk")).values_list("annotator_id", "n").order_by())
+    for annotator_id, n in rows:
+        by_annotator[annotator_id].n_skipped = n
 
 
 def annotator_quality(*, annotator: Annotator) -> AnnotatorQuality:
@@ -180,6 +198,7 @@ SORT_KEYS: dict[str, Any] = {
     "reference_first_rate": lambda q: q.reference_first_rate,
     "median_seconds": lambda q: q.median_seconds,
     "fast_answers": lambda q: q.fast_answers,
+    "n_skipped": lambda q: q.n_skipped,
     "excluded": lambda q: (q.excluded, q.exclusion_reason),
 }
 

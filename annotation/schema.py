@@ -1,4 +1,4 @@
-"""OpenAPI schema of the annotation API: the annotator token scheme and JudgmentIn's answer rule.
+"""OpenAPI schema of the annotation API: the annotator token scheme, JudgmentIn's answer rule, SkipIn's closed body.
 
 Imported by ``AnnotationConfig.ready`` so drf-spectacular finds the extension.
 """
@@ -9,7 +9,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 #: One of these fields carries the answer (which one depends on the study's protocol).
-ANSWER_FIELDS = ("ranks", "choice", "label", "labels")
+ANSWER_FIELDS = ("ranks", "choice", "label", "labels", "annotations")
 
 
 class AnnotatorTokenScheme(OpenApiAuthenticationExtension):
@@ -23,7 +23,12 @@ class AnnotatorTokenScheme(OpenApiAuthenticationExtension):
 
 def judgment_in_requires_an_answer(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Postprocessing hook: JudgmentIn must carry at least one answer field (INTERFACES.md)."""
-    schema = result.get("components", {}).get("schemas", {}).get("JudgmentIn")
+    schemas = result.get("components", {}).get("schemas", {})
+    schema = schemas.get("JudgmentIn")
     if schema is not None:
         schema["anyOf"] = [{"required": [name]} for name in ANSWER_FIELDS]
+    skip = schemas.get("SkipIn")
+    if skip is not None:
+        # The skip view names any other field as a 400 (annotation.skips.skip_reason_validate): say so.
+        skip["additionalProperties"] = False
     return result

@@ -13,6 +13,8 @@ from studies.typography import shown_candidate
 
 from annotation import statements
 from annotation.document import document_blocks, earlier_payload
+from annotation.item_keys import item_key
+from annotation.span_config import span_block
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 
@@ -47,8 +49,9 @@ def assignment_previous(*, annotator: Annotator, before: Assignment | None) -> A
 
 
 def assignment_following(*, annotator: Annotator, after: Assignment) -> Assignment | None:
-    """The assignment just after ``after`` in the annotator's queue (done or pending)."""
-    return (annotator.assignments.filter(sequence__gt=after.sequence).select_related("item", "item__study")
+    """The assignment just after ``after`` in the annotator's queue (done or pending; never one they skipped)."""
+    return (annotator.assignments.filter(sequence__gt=after.sequence).exclude(status=AssignmentStatus.SKIPPED)
+            .select_related("item", "item__study")
             .order_by("sequence").first())
 
 
@@ -102,6 +105,9 @@ def answer_for_client(judgment: Judgment | None, candidates: list[Candidate]) ->
     if "choice" in answer:
         choice = answer["choice"]
         return {"choice": by_pk.get(choice.get("candidate")) if "candidate" in choice else choice["option"]}
+    if "annotations" in answer:
+        return {"annotations": {by_pk[int(pk)]: entry for pk, entry in answer["annotations"].items()
+                                if int(pk) in by_pk}}
     return {"labels": answer.get("labels", [])}
 
 
@@ -113,6 +119,7 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
     cands = ordered_candidates(assignment, candidates)
     return {
         "assignment": assignment.public_id,
+        "item_key": item_key(item.pk),
         "protocol": study.protocol,
         "unit": study.unit,
         "question": study.question,
@@ -132,6 +139,7 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "document": document_payload(item=item, study=study, cands=cands) if study.unit == Unit.DOCUMENT else None,
         "progress": progress_data,
         "answer": answer_for_client(judgment, cands),
+        "spans": span_block(study),
     }
 
 

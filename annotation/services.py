@@ -115,8 +115,9 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
         return last
     done = last.sequence if last is not None else 0
     if study.items_per_annotator and done >= study.items_per_annotator:
-        # Released items (taken back after going unanswered) do not count against the quota.
-        counted = annotator.assignments.exclude(status=AssignmentStatus.RELEASED).count()
+        # Released items (taken back after going unanswered) and skipped ones do not count against the quota.
+        counted = annotator.assignments.exclude(
+            status__in=[AssignmentStatus.RELEASED, AssignmentStatus.SKIPPED]).count()
         if counted >= study.items_per_annotator:
             return None
     cursor = last.order_step if last is not None else 0
@@ -464,8 +465,10 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
             started_at=started, duration_ms=_duration_ms(now - started), client_duration_ms=client_duration))
-        if locked.status == AssignmentStatus.RELEASED and not _excluded_locked(locked.annotator_id):
-            # Its slot had gone back to the pool; the answer is kept and counts again (maybe past the redundancy).
+        if locked.status in (AssignmentStatus.RELEASED, AssignmentStatus.SKIPPED) \
+                and not _excluded_locked(locked.annotator_id):
+            # Its slot had gone back to the pool (released, or skipped: annotation.skips); the answer is kept
+            # and counts again (maybe past the redundancy).
             slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)
         if locked.status != AssignmentStatus.DONE:
             statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)

@@ -37,11 +37,11 @@ CHECKS: list[tuple[str, str, str]] = [
         JOIN studies_study s ON s.id = i.study_id
         WHERE i.study_id = %s AND j.is_current AND NOT n.excluded
         GROUP BY a.item_id, s.redundancy HAVING COUNT(*) > s.redundancy"""),
-    ("over_handed_out", "an item is handed out (not released) to more annotators than the redundancy",
+    ("over_handed_out", "an item is handed out (not released or skipped) to more annotators than the redundancy",
      """SELECT a.item_id FROM annotation_assignment a
         JOIN studies_item i ON i.id = a.item_id
         JOIN studies_study s ON s.id = i.study_id
-        WHERE i.study_id = %s AND a.status <> 'released'
+        WHERE i.study_id = %s AND a.status NOT IN ('released', 'skipped')
         GROUP BY a.item_id, s.redundancy HAVING COUNT(*) > s.redundancy"""),
 ]
 

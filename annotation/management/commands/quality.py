@@ -47,7 +47,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False))
             return
         columns = ["annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate",
-                   "median_seconds", "fast_answers", "excluded", "exclusion_reason"]
+                   "median_seconds", "fast_answers", "n_skipped", "excluded", "exclusion_reason"]
         table = [columns] + [[_fmt(row[c]) for c in columns] for row in rows]
         widths = [max(len(line[k]) for line in table) for k in range(len(columns))]
         for line in table:
