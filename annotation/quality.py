@@ -16,6 +16,13 @@ marks a spam item as better than or equal to an actual translation"):
   Study files list the "good" label first (``correct``, ``no error``), so the first
   label on a word salad means the candidate was not read.
 
+- mqm / esa: the control item's degraded candidate carries one generated error;
+  the annotator fails the check unless a major or critical span overlaps it.
+  ESA also reports, per annotator, the one-sided Mann–Whitney p that their scores
+  of the originals exceed those of the degraded copies (``score_drop_p``); for DA
+  (ESA without spans) a check is a copy whose original the annotator also scored,
+  failed unless the copy scored lower (annotation/span_controls.py).
+
 The reference control (DiP A.1): among judged real items that have a reference
 candidate, the share where the reference won outright — ranking: the reference
 alone has the best rank; choice: the reference was chosen. Judgment studies have
@@ -29,14 +36,15 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Q
 
-from studies.models import Candidate, Item, Protocol, Study
+from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study
 
 from annotation.models import Annotator, Assignment, Judgment
+from annotation.span_controls import ControlTally, SpanControl, score_drop_p, span_check_passed, study_controls
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
 QUALITY_KEYS = ("annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate", "median_seconds",
                 "excluded", "exclusion_reason", "spam_failed_share", "fast_answers", "reference_items",
-                "external_id", "n_skipped")
+                "external_id", "n_skipped", "score_drop_pairs", "score_drop_p")
 
 
 @dataclass
@@ -54,6 +62,17 @@ class AnnotatorQuality:
     #: Items the annotator skipped with a reason (annotation/skips.py), answered later or not.
     n_skipped: int = 0
     seconds: list[float] = field(default_factory=list, repr=False)
+    #: ESA/DA: (score of the original, score of its degraded copy) per control whose original was also scored.
+    score_pairs: list[tuple[float, float]] | None = field(default=None, repr=False)
+
+    @property
+    def score_drop_pairs(self) -> int | None:
+        return None if self.score_pairs is None else len(self.score_pairs)
+
+    @property
+    def score_drop_p(self) -> float | None:
+        """One-sided Mann–Whitney p (originals scored higher); None with fewer than two pairs or no scores."""
+        return None if self.score_pairs is None else score_drop_p(self.score_pairs)
 
     @property
     def spam_failed_share(self) -> float | None:
@@ -71,13 +90,27 @@ class AnnotatorQuality:
         data = asdict(self)
         data.pop("seconds")
         data.pop("reference_first")
+        data.pop("score_pairs")
         data.update(spam_failed_share=self.spam_failed_share, reference_first_rate=self.reference_first_rate,
-                    median_seconds=self.median_seconds)
+                    median_seconds=self.median_seconds, score_drop_pairs=self.score_drop_pairs,
+                    score_drop_p=self.score_drop_p)
         return {key: data[key] for key in QUALITY_KEYS}
 
 
-def spam_check_failed(*, study: Study, answer: dict[str, Any], spam_pk: int) -> bool:
-    """Whether one answer to a spam item fails the check (rules in the module docstring)."""
+def spam_check_failed(*, study: Study, answer: dict[str, Any], spam_pk: int,
+                      control: SpanControl | None = None) -> bool:
+    """Whether one answer to a spam item fails the check (rules in the module docstring).
+
+    MQM/ESA: ``control`` is the item's control record (read from the database when
+    not given). DA's check needs the annotator's answer to the original too, so
+    a single DA answer never fails here (study_quality counts DA checks).
+    """
+    if study.protocol in SPAN_PROTOCOLS:
+        if not study.uses_spans:
+            return False
+        if control is None:
+            control = next((c for c in study_controls(study).values() if c.candidate_pk == spam_pk), None)
+        return not span_check_passed(answer=answer, candidate_pk=spam_pk, error=control.error if control else None)
     if study.protocol == Protocol.RANKING:
         ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
         if spam_pk not in ranks:
@@ -116,7 +149,8 @@ def _control_candidates(study: Study) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def _accumulate(study: Study, rows: Iterable[tuple[int, int, bool, dict, int | None]],
-                by_annotator: dict[int, AnnotatorQuality], spam: dict[int, int], reference: dict[int, int]) -> None:
+                by_annotator: dict[int, AnnotatorQuality], spam: dict[int, int], reference: dict[int, int],
+                tally: ControlTally | None = None) -> None:
     minimum_ms = (study.min_seconds or 0) * 1000
     for annotator_id, item_id, item_is_spam, answer, duration_ms in rows:
         entry = by_annotator.get(annotator_id)
@@ -127,7 +161,9 @@ def _accumulate(study: Study, rows: Iterable[tuple[int, int, bool, dict, int | N
             entry.seconds.append(duration_ms / 1000)
             if duration_ms < minimum_ms:
                 entry.fast_answers += 1
-        if item_is_spam:
+        if tally is not None:
+            tally.add(annotator_id, item_id, answer)
+        elif item_is_spam:
             if item_id in spam:
                 entry.spam_seen += 1
                 entry.spam_failed += spam_check_failed(study=study, answer=answer, spam_pk=spam[item_id])
@@ -160,9 +196,23 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
     if not annotators:
         return []
     spam, reference = _control_candidates(study)
-    _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference)
+    tally = ControlTally(study, study_controls(study)) if study.protocol in SPAN_PROTOCOLS else None
+    _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference, tally)
+    if tally is not None:
+        _span_checks(study, tally, by_annotator)
     _count_skips(by_annotator, annotators)
     return [by_annotator[a.pk] for a in annotators]
+
+
+def _span_checks(study: Study, tally: ControlTally, by_annotator: dict[int, AnnotatorQuality]) -> None:
+    """MQM/ESA: the control checks into the spam columns (so the exclusion rule applies unchanged)."""
+    for annotator_id, entry in by_annotator.items():
+        mine = tally.of(annotator_id)
+        checks = mine.checks(study)
+        entry.spam_seen = len(checks)
+        entry.spam_failed = sum(not passed for _, passed in checks)
+        if study.uses_score:
+            entry.score_pairs = mine.pairs()
 
 
 def _count_skips(by_annotator: dict[int, AnnotatorQuality], annotators: list[Annotator]) -> None:

@@ -5,6 +5,14 @@ scrambled version of itself: at sentence level every word is shuffled except the
 first and last 10%; at document level every sentence is shuffled except the
 first and the last. Everything is seeded by the study's seed, so the same study
 file and seed always give the same spam items and the same scrambles.
+
+MQM and ESA studies get control items of another kind (``_control_copy``): one
+candidate carries one generated error (studies/error_injection.py) instead of a
+scramble, and the copy's ``metadata["control_error"]`` records where it is
+(offsets into that candidate's text, and the kind of change). Item metadata is
+never sent to annotators (page, document view or API); the quality check
+(annotation/span_controls.py) reads it to see whether a major error span
+overlaps the injected error.
 """
 from __future__ import annotations
 
@@ -15,9 +23,13 @@ import re
 from django.db import transaction
 from django.db.models import Max
 
+from studies import error_injection
 from studies.ordering import ORDER_KEY_MODULUS, document_indexes
-from studies.models import Candidate, Item, Study, Unit
+from studies.models import SPAN_PROTOCOLS, Candidate, Item, Study, Unit
 from studies.sentences import joiner_of, sentence_spans
+
+#: Key of a span study's control item metadata holding the injected error (never shown to annotators).
+CONTROL_ERROR_KEY = "control_error"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
@@ -189,10 +201,51 @@ def _spam_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
         scrambled, moved = scramble_with_highlights(victim.text, victim.highlights, study.unit, rng)
     if scrambled == victim.text:
         return None
+    return _save_copy(study, item, candidates, victim, scrambled, moved, sentences, {}, rng)
+
+
+def _edited_sentences(text: str, sentences: list[str], edit: error_injection.Edit) -> list[str] | None:
+    """The sentence list after an edit inside one sentence (None: the list is not the text's sentences)."""
+    spans = sentence_spans(text, sentences)
+    if spans is None:
+        return None
+    for k, (a, b) in enumerate(spans):
+        if a <= edit.a and edit.b <= b:
+            changed = list(sentences)
+            changed[k] = sentences[k][:edit.a - a] + edit.replacement + sentences[k][edit.b - a:]
+            return changed
+    return None
+
+
+def _control_copy(study: Study, item: Item, rng: random.Random, vocabulary: list[str]) -> Item | None:
+    """A span study's control copy of ``item``: one candidate with one generated error; None when none fits."""
+    candidates = list(item.candidates.all())
+    victim = spam_victim(candidates, rng)
+    language = item.target_language or study.target_language
+    error = error_injection.inject_error(victim.text, language, vocabulary, rng)
+    if error is None:
+        return None
+    sentences = {c.pk: c.sentences for c in candidates}
+    if victim.sentences:
+        edited = _edited_sentences(victim.text, victim.sentences, error.edit)
+        if edited is None:
+            return None  # the error would fall between sentences or the list is not the text's: skip the item
+        sentences[victim.pk] = edited
+    moved = error_injection.shift_spans(victim.highlights, error.edit)
+    return _save_copy(study, item, candidates, victim, error.text, moved, sentences,
+                      {CONTROL_ERROR_KEY: error.as_metadata()}, rng)
+
+
+def _save_copy(study: Study, item: Item, candidates: list[Candidate], victim: Candidate, text: str,
+               highlights: list[list[int]], sentences: dict[int, list[str]], metadata: dict,
+               rng: random.Random) -> Item:
+    """Store the copy of ``item`` whose ``victim`` candidate now reads ``text`` (flagged ``is_spam``)."""
+    scrambled, moved = text, highlights
     copy = Item.objects.create(
         study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
         position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
-        source_sentences=item.source_sentences, target_context=item.target_context, metadata={}, is_spam=True, spam_of=item,
+        source_sentences=item.source_sentences, target_context=item.target_context, metadata=metadata,
+        is_spam=True, spam_of=item,
         source_language=item.source_language, target_language=item.target_language,  # same lang marks as its item
         order_key=rng.randrange(ORDER_KEY_MODULUS))
     Candidate.objects.bulk_create([
@@ -219,6 +272,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
     real_ids = list(study.items.filter(is_spam=False).order_by("pk").values_list("pk", flat=True))
     rng = random.Random(f"{study.seed}:spam")
     wanted = spam_count(len(real_ids), study.spam_rate)
+    vocabulary = _study_vocabulary(study) if wanted and study.protocol in SPAN_PROTOCOLS else []
     created: list[Item] = []
     order = rng.sample(real_ids, len(real_ids))
     # Load only the items the draw reaches, a batch at a time (a few are skipped as too short to scramble).
@@ -231,11 +285,19 @@ def spam_items_create(*, study: Study) -> list[Item]:
         for pk in chunk:
             if len(created) == wanted:
                 break
-            copy = _spam_copy(study, loaded[pk], rng)
+            copy = (_control_copy(study, loaded[pk], rng, vocabulary) if study.protocol in SPAN_PROTOCOLS
+                    else _spam_copy(study, loaded[pk], rng))
             if copy is not None:
                 created.append(copy)
     _number_spam_documents(study, created)
     return created
+
+
+def _study_vocabulary(study: Study) -> list[str]:
+    """The content words of the study's real candidates: what a replaced content word is drawn from."""
+    texts = (Candidate.objects.filter(item__study=study, item__is_spam=False).order_by("pk")
+             .values_list("text", flat=True).iterator(chunk_size=2000))
+    return error_injection.content_vocabulary(texts, error_injection.language_of(study.target_language))
 
 
 def _number_spam_documents(study: Study, created: list[Item]) -> None:
