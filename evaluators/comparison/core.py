@@ -60,6 +60,14 @@ Method (docs/evaluators.md has the long form)
   95% CI, and a two-sided paired t-test for each pair of systems, on
   per-document scores (per-item when the study has no documents)
   (:mod:`evaluators.comparison.systems`).
+* **Score/span studies** (``mqm``, ``esa``; :func:`span_human`): the human
+  system score is the study report's (``ranking.systems[].score``: mean over
+  items of the mean over raters, MQM points under the study's weights or the
+  ESA score), the human segment score the per-(item, system) mean over raters;
+  MQM is lower-is-better, so both are negated ("oriented") before every
+  correlation and meta statistic.  The item-level block compares the evaluator
+  with preferences DERIVED from those segment scores (per item and pair of
+  systems rated on it: the better mean wins, equal = tie; one "rater").
 * **Contrastive block** (ContraPro, Müller et al. 2018) when the study has
   contrastive variants: per evaluator the share of items where the reference
   scores strictly better than every variant, by pronoun and antecedent
@@ -76,6 +84,7 @@ import pandas as pd
 
 from evaluators.comparison.contrastive import contrastive_block
 from evaluators.comparison.systems import paired_t_tests_block, system_means_block, unit_scores
+from evaluators.reports import span_report as sr
 from evaluators.stats.agreement import agreement
 from evaluators.stats.correlation import compare_correlations, correlation, dip_scores, wmt_kendall_tau
 from evaluators.stats.meta import MetaSettings, meta_evaluate
@@ -83,6 +92,8 @@ from evaluators.stats.ranking import system_ranking
 from evaluators.stats.ratings import TIE, protocol_pairs
 
 HUMAN_SCORES = ("expected_wins", "win_rate", "bt")
+SCORE_PROTOCOLS = ("mqm", "esa")  # human side = scores, not pairwise preferences
+DERIVED_RATER = "humans (mean segment score)"
 _REF = "\x00reference"  # one name for every item's reference inside dip_scores
 
 
@@ -129,6 +140,24 @@ def human_pairs(judgments: pd.DataFrame, protocol: str) -> tuple[pd.DataFrame | 
     return protocol_pairs(frame, protocol)
 
 
+def _preference_human(judgments: pd.DataFrame, protocol: str, references: set[str], notes: list[str], *,
+                      human_score: str, n_boot: int,
+                      seed: int) -> tuple[dict[str, Any], pd.DataFrame | None, dict | None]:
+    """The human side of a ranking/choice study: ``(human block, pairs or None, policies)``; notes appended."""
+    pairs, policies = human_pairs(judgments, protocol) if len(judgments) else (None, None)
+    if pairs is None and protocol not in ("ranking", "choice"):
+        notes.append(f"protocol {protocol!r} gives no pairwise preferences: no item- or system-level comparison")
+    elif pairs is None or pairs.empty:
+        notes.append("no usable human judgments yet")
+        pairs = None
+    if pairs is None:
+        return {"score": human_score, "systems": {}, "n_pairs": 0, "n_items": 0}, None, policies
+    pairs = pairs.astype({"source_item": str, "system_a": str, "system_b": str, "label": str})
+    human, human_notes = _human_systems(pairs, references, score=human_score, n_boot=n_boot, seed=seed)
+    notes += human_notes
+    return human, pairs, policies
+
+
 def _human_systems(pairs: pd.DataFrame, references: set[str], *, score: str, n_boot: int,
                    seed: int) -> tuple[dict[str, Any], list[str]]:
     """Human system scores from ALL pairs (the reference is an opponent like any other), reported and
@@ -159,6 +188,88 @@ def _human_systems(pairs: pd.DataFrame, references: set[str], *, score: str, n_b
     if not systems:
         notes.append("no non-reference system was compared: no human system ranking")
     return {"score": score, "systems": systems, "n_pairs": ranking["n_pairs"], "n_items": ranking["n_items"]}, notes
+
+
+# ----------------------------------------------------------------------------- humans: score/span studies
+def _span_frame(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The judgments a span/score comparison uses: no pilot, no excluded annotator, no spam item."""
+    frame = judgments
+    if "is_spam_item" not in frame.columns and "is_spam" in frame.columns:
+        frame = frame.rename(columns={"is_spam": "is_spam_item"})
+    for column in ("pilot", "excluded", "is_spam_item"):
+        if column in frame.columns:
+            frame = frame[~frame[column].fillna(False).astype(bool)]
+    return frame
+
+
+def span_human(judgments: pd.DataFrame, protocol: str, *, mqm_weights: Mapping[str, Any] | None = None,
+               references: set[str], n_boot: int,
+               seed: int) -> tuple[dict[str, Any], pd.DataFrame | None, pd.DataFrame | None, list[str]]:
+    """The human side of an MQM/ESA study: ``(human block, segment scores, derived pairs, notes)``.
+
+    The system scores, CIs, clusters and rank ranges are the study report's
+    (:func:`evaluators.reports.span_report.ranking_block` on the same
+    :func:`~evaluators.reports.span_report.segment_scores`), so the report page
+    and the compare page cannot disagree. ``segment scores``: one row per
+    (item, system), ``score`` = the mean over raters ORIENTED (−MQM, ESA as
+    given) so that higher is better, as :mod:`evaluators.stats.meta` expects.
+    ``derived pairs``: per item every pair of systems rated on it, labelled by
+    the better oriented mean (equal = tie), in :func:`human_pairs`' columns.
+    """
+    higher = protocol != "mqm"
+    empty = {"score": protocol, "higher_is_better": higher, "systems": {}, "n_pairs": 0, "n_items": 0,
+             "n_ratings": 0}
+    frame = _span_frame(judgments)
+    ratings = sr.span_ratings(frame) if len(frame) else frame
+    if not len(ratings):
+        return empty, None, None, ["no usable human judgments yet"]
+    weights = sr.weights_from(dict(mqm_weights) if mqm_weights else None)
+    scores = sr.segment_scores(ratings, protocol, weights)
+    scores = scores.astype({"item": str, "system": str, "annotator": str})
+    ranking = sr.ranking_block(scores, protocol, weights, references=references, seed=seed, n_boot=max(n_boot, 1))
+    sign = 1.0 if higher else -1.0
+    systems: dict[str, dict[str, Any]] = {}
+    for row in (ranking or {}).get("systems", []):
+        if row["system"] in references:
+            continue
+        systems[row["system"]] = {
+            "score": _num(row["score"]), "oriented": _num(sign * row["score"]),
+            "score_ci": [_num(v) for v in row["score_ci"]] if row["score_ci"] else [None, None],
+            "z": _num(row["z"]), "cluster": row["cluster"], "rank_range": row["rank_range"],
+            "n_items": row["n_items"], "n_ratings": row["n_ratings"],
+        }
+    ranks = _ranks({s: v["score"] for s, v in systems.items()}, higher)
+    for system, entry in systems.items():
+        entry["rank"] = ranks[system]
+    segment = (scores.groupby(["item", "system"], sort=True)["score"].mean() * sign).reset_index()
+    pairs = derived_pairs(segment)
+    notes = [f"human side from {protocol.upper()} scores: system score = the study report's "
+             f"(ranking.systems[].score, {'lower' if not higher else 'higher'} is better; negated for the "
+             "correlations and the meta-evaluation)" if not higher else
+             f"human side from {protocol.upper()} scores: system score = the study report's "
+             "(ranking.systems[].score, higher is better)",
+             "item level: human preferences DERIVED from the segment scores (per item and pair of systems, the "
+             "better mean over raters wins, equal = tie; one rater, so no human-human AC1)"]
+    if references:
+        notes.append(f"the reference {sorted(references)} is scored by the humans but not ranked or correlated")
+    block = {"score": protocol, "higher_is_better": higher, "systems": systems,
+             "n_pairs": int(len(pairs)), "n_items": int(segment["item"].nunique()), "n_ratings": int(len(scores)),
+             "ranking_method": (ranking or {}).get("method"), "scheme": (ranking or {}).get("score")}
+    return block, segment, pairs if len(pairs) else None, notes
+
+
+def derived_pairs(segment: pd.DataFrame) -> pd.DataFrame:
+    """Per item every pair of its scored systems (``system_a < system_b``), labelled by the higher ``score``."""
+    left = segment.rename(columns={"system": "system_a", "score": "score_a"})
+    right = segment.rename(columns={"system": "system_b", "score": "score_b"})
+    m = left.merge(right, on="item")
+    m = m[m["system_a"] < m["system_b"]]
+    a, b = m["score_a"].to_numpy(float), m["score_b"].to_numpy(float)
+    label = np.where(a > b, m["system_a"].to_numpy(), np.where(b > a, m["system_b"].to_numpy(), TIE))
+    return pd.DataFrame({"item": (m["item"] + "|" + m["system_a"] + "|" + m["system_b"]).to_numpy(),
+                         "rater": DERIVED_RATER, "label": label, "judgment": "",
+                         "source_item": m["item"].to_numpy(), "system_a": m["system_a"].to_numpy(),
+                         "system_b": m["system_b"].to_numpy()})
 
 
 # ----------------------------------------------------------------------------- evaluators
@@ -224,7 +335,12 @@ def _majority(labels: pd.DataFrame) -> pd.DataFrame:
     return best[unique][["item", "label"]]
 
 
-def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Any]:
+def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame, *, derived: bool = False) -> dict[str, Any]:
+    """Item-level agreement with the human pairwise labels.
+
+    ``derived``: the labels come from segment scores (one pseudo-rater, the
+    mean over raters), so the multi-rater AC1s are not computed.
+    """
     lookup = rows.set_index(["item", "system"])["oriented"]
     lookup = lookup[~lookup.index.duplicated()]
     idx_a = pd.MultiIndex.from_arrays([pairs["source_item"].astype(str), pairs["system_a"].astype(str)])
@@ -255,11 +371,14 @@ def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Any]:
             pd.DataFrame({"item": both["item"], "rater": "evaluator", "label": both["evaluator_label"]}),
         ])
         out["ac1"] = _coefficient(agreement(ratings)["coefficients"]["gwet_ac1"])
-    humans = usable[["item", "rater", "label"]].astype({"rater": str})
-    with_machine = pd.concat([humans, pd.DataFrame({"item": machine["item"], "rater": "evaluator (machine)",
-                                                    "label": machine["evaluator_label"]})])
-    out["ac1_with_humans"] = _coefficient(agreement(with_machine)["coefficients"]["gwet_ac1"])
-    out["human_ac1"] = _coefficient(agreement(humans)["coefficients"]["gwet_ac1"])
+    if derived:
+        out["human_preferences"] = "derived from the mean segment scores (better mean wins, equal = tie)"
+    else:
+        humans = usable[["item", "rater", "label"]].astype({"rater": str})
+        with_machine = pd.concat([humans, pd.DataFrame({"item": machine["item"], "rater": "evaluator (machine)",
+                                                        "label": machine["evaluator_label"]})])
+        out["ac1_with_humans"] = _coefficient(agreement(with_machine)["coefficients"]["gwet_ac1"])
+        out["human_ac1"] = _coefficient(agreement(humans)["coefficients"]["gwet_ac1"])
     scores = rows[["item", "system", "oriented"]].drop_duplicates(["item", "system"]).astype({"item": str, "system": str})
     tau = wmt_kendall_tau(usable.astype({"source_item": str}), scores, score="oriented")
     out["kendall_tau"] = _num(tau["tau"])
@@ -296,6 +415,7 @@ def compare_frames(
     seed: int = 0,
     items: pd.DataFrame | None = None,
     systems: Sequence[str] | None = None,
+    mqm_weights: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The human-vs-evaluator comparison (JSON-able dict; see the module docstring and docs/evaluators.md).
 
@@ -308,6 +428,9 @@ def compare_frames(
     in the two frames (documents and phenomena from the judgments frame).
     ``systems``: every candidate system of the study (finds contrastive
     variants); default: the systems in the two frames.
+    ``mqm_weights``: an MQM study's weights (``Study.mqm_weights``; default WMT's).
+    For ``mqm``/``esa`` studies ``human_score`` is ignored: the human score is
+    the MQM or ESA score (:func:`span_human`).
     """
     if human_score not in HUMAN_SCORES:
         raise ValueError(f"human_score must be one of {HUMAN_SCORES}")
@@ -333,19 +456,19 @@ def compare_frames(
     items = items.astype({"item": str})
     item_documents = (dict(zip(items["item"], items["document"].fillna("").astype(str)))
                       if "document" in items.columns else {})
-    pairs, policies = human_pairs(judgments, protocol) if len(judgments) else (None, None)
-    if pairs is None and protocol not in ("ranking", "choice"):
-        notes.append(f"protocol {protocol!r} gives no pairwise preferences: no item- or system-level comparison")
-    elif pairs is None or pairs.empty:
-        notes.append("no usable human judgments yet")
-        pairs = None
-    if pairs is not None:
-        pairs = pairs.astype({"source_item": str, "system_a": str, "system_b": str, "label": str})
-        human, human_notes = _human_systems(pairs, references, score=human_score, n_boot=n_boot, seed=seed)
-        notes += human_notes
+    span_segments: pd.DataFrame | None = None
+    derived = protocol in SCORE_PROTOCOLS
+    if derived:  # scores, not preferences: human side from the MQM/ESA segment scores
+        policies = None
+        human, span_segments, pairs, span_notes = span_human(
+            judgments, protocol, mqm_weights=mqm_weights, references=references, n_boot=n_boot, seed=seed)
+        notes += span_notes
     else:
-        human = {"score": human_score, "systems": {}, "n_pairs": 0, "n_items": 0}
-    human_series = pd.Series({s: v["score"] for s, v in human["systems"].items()}, dtype=float)
+        human, pairs, policies = _preference_human(judgments, protocol, references, notes,
+                                                   human_score=human_score, n_boot=n_boot, seed=seed)
+    # oriented: higher = better (MQM negated), what every correlation and meta statistic expects
+    human_series = pd.Series({s: v.get("oriented", v["score"]) for s, v in human["systems"].items()},
+                             dtype=float).dropna()
 
     out_evaluators: list[dict[str, Any]] = []
     oriented_by_name: dict[str, pd.Series] = {}
@@ -372,7 +495,7 @@ def compare_frames(
         entry["system_means"] = system_means_block(units, unit_kind, n_boot=n_boot, seed=seed)
         entry["paired_t_tests"] = paired_t_tests_block(units, unit_kind, higher_is_better=hib)
         if pairs is not None:
-            entry["item_level"] = _item_level(pairs, real_rows)
+            entry["item_level"] = _item_level(pairs, real_rows, derived=derived)
         else:
             entry["item_level"] = None
         oriented = pd.Series({s: e["oriented"] for s, e in by_system.items()}, dtype=float).dropna()
@@ -407,8 +530,20 @@ def compare_frames(
     contrastive = contrastive_block(judgments=judgments, protocol=protocol, scores=scores, items=items,
                                     systems=known_systems, references=references,
                                     evaluators=[(e["name"], e["higher_is_better"]) for e in out_evaluators])
-    meta, meta_notes = _meta_block(pairs, scores, out_evaluators, oriented_by_name, human_series,
-                                   n_boot=n_boot, seed=seed)
+    if derived:
+        human_seg = span_segments
+        seg_description = (f"per (item, system), the mean {protocol.upper()} score over raters"
+                           + (" negated (lower MQM is better)" if protocol == "mqm" else ""))
+        sys_description = (f"the study report's {protocol.upper()} system score (ranking.systems[].score)"
+                           + (", negated" if protocol == "mqm" else ""))
+    else:
+        human_seg = human_segment_scores(pairs).rename(columns={"credit": "score"}) if pairs is not None else None
+        seg_description = ("per item, the share of the system's pairwise comparisons it won (tie = 1/2), "
+                           "over annotators")
+        sys_description = "the comparison's human score (human.score)"
+    meta, meta_notes = _meta_block(human_seg, scores, out_evaluators, oriented_by_name, human_series,
+                                   n_boot=n_boot, seed=seed, seg_description=seg_description,
+                                   sys_description=sys_description)
     notes += meta_notes
     return {
         "study": study,
@@ -441,13 +576,16 @@ def human_segment_scores(pairs: pd.DataFrame) -> pd.DataFrame:
     return both.groupby(["item", "system"], sort=True)["credit"].mean().reset_index()
 
 
-def _meta_block(pairs: pd.DataFrame | None, scores: pd.DataFrame, evaluators: list[dict[str, Any]],
+def _meta_block(human_seg: pd.DataFrame | None, scores: pd.DataFrame, evaluators: list[dict[str, Any]],
                 oriented: Mapping[str, pd.Series], human_series: pd.Series, *, n_boot: int,
-                seed: int) -> tuple[dict[str, Any] | None, list[str]]:
-    """WMT meta-evaluation (evaluators/stats/meta.py) of the study's evaluators against the humans."""
-    if pairs is None or pairs.empty or not evaluators:
+                seed: int, seg_description: str, sys_description: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """WMT meta-evaluation (evaluators/stats/meta.py) of the study's evaluators against the humans.
+
+    ``human_seg``: one row per (item, system) with the human segment ``score``,
+    higher = better; ``human_series``: the oriented human system scores.
+    """
+    if human_seg is None or human_seg.empty or not evaluators:
         return None, []
-    human_seg = human_segment_scores(pairs)
     names = [e["name"] for e in evaluators]
     systems = sorted(s for s in human_series.index if all(s in oriented[n].index for n in names))
     if len(systems) < 2:
@@ -468,14 +606,13 @@ def _meta_block(pairs: pd.DataFrame | None, scores: pd.DataFrame, evaluators: li
         rows = rows.assign(score=rows["score"].astype(float) * (1.0 if e["higher_is_better"] else -1.0))
         metrics_seg[e["name"]] = matrix(rows.drop_duplicates(["item", "system"]), "score")
     result = meta_evaluate(
-        human_seg=matrix(human_seg, "credit"), metrics_seg=metrics_seg,
+        human_seg=matrix(human_seg, "score"), metrics_seg=metrics_seg,
         human_sys=np.array([human_series[s] for s in systems], dtype=float),
         metrics_sys={n: np.array([oriented[n][s] for s in systems], dtype=float) for n in names},
         settings=MetaSettings(seed=seed, resamples=min(max(n_boot, 1), 1000)))
     block = result.as_dict()
     block["settings"] = {**block["settings"], "systems": systems, "n_segments": len(items),
-                         "human_segment_score": "per item, the share of the system's pairwise comparisons it won "
-                                                "(tie = 1/2), over annotators",
-                         "human_system_score": "the comparison's human score (human.score)",
+                         "human_segment_score": seg_description,
+                         "human_system_score": sys_description,
                          "metric_orientation": "scores of lower-is-better evaluators negated before the statistics"}
     return block, []

@@ -73,7 +73,8 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
     scores = scores_frame(study=study)
     result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,
                             study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed,
-                            items=items_frame(study=study), systems=candidate_systems(study=study))
+                            items=items_frame(study=study), systems=candidate_systems(study=study),
+                            mqm_weights=study.mqm_weights or None)
     if not evaluators:
         result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
     return result
@@ -94,7 +95,8 @@ def _data_version(study: Study) -> str:
     evaluators = list(Evaluator.objects.filter(study=study).order_by("pk")
                       .values_list("pk", "name", "higher_is_better", "updated_at"))
     scores = MetricScore.objects.filter(evaluator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
-    parts = [study.pk, study.slug, study.created_at.isoformat(), study.protocol, judgments, excluded, items, evaluators, scores]
+    parts = [study.pk, study.slug, study.created_at.isoformat(), study.protocol, judgments, excluded, items, evaluators, scores,
+             getattr(study, "mqm_weights", None)]  # MQM weights change the human scores
     return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:24]
 
 

@@ -69,10 +69,21 @@ def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                               "ci": (f"{_num(sl[m]['ci_low'])} … {_num(sl[m]['ci_high'])}"
                                      if sl.get(m) and sl[m].get("ci_low") is not None else ""),
                               "note": (sl.get(m) or {}).get("note", "")} for m in METHODS],
-            "plot": scatter(points, x_label=f"human {result['human']['score'].replace('_', ' ')}",
+            "plot": scatter(points, x_label=f"human {_human_label(result, result['human']['score'])}"
+                            if result["human"]["score"] in ("mqm", "esa")
+                            else f"human {result['human']['score'].replace('_', ' ')}",
                             y_label=f"{e['name']} ({better} is better)"),
         })
     return rows
+
+
+def _human_label(result: dict[str, Any], human_score: str) -> str:
+    """What the human column holds: the pairwise score chosen, or an MQM/ESA study's own score."""
+    if result["human"].get("score") == "mqm":
+        return "MQM points, lower is better"
+    if result["human"].get("score") == "esa":
+        return "ESA score, higher is better"
+    return {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[human_score]
 
 
 def _meta_rows(meta: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -139,7 +150,7 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
         "corpus_groups": corpus_groups(result),
         "meta": _meta_rows(result.get("meta")),
-        "human_label": {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[options["human_score"]],
+        "human_label": _human_label(result, options["human_score"]),
         "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
         "import_errors": import_errors or [],
         "readiness": study_compare_readiness(study=study),
