@@ -8,13 +8,15 @@ and refused by the service with its own message.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import QueryDict
 
-from studies.models import Candidate, Protocol, Study
+from studies.models import SPAN_PROTOCOLS, Candidate, Protocol, Study
 
 from annotation.services import client_time
+from annotation.span_screen import shown_offsets, stored_offset
 
 RANK_FIELD = "rank-{}"
 TIME_FIELDS = ("client_started_at", "client_submitted_at")
@@ -39,6 +41,8 @@ def payload_from_post(*, study: Study, candidates: list[Candidate], data: QueryD
         choice = data.get("choice", "").strip()
         if choice:
             payload["choice"] = choice
+    elif study.protocol in SPAN_PROTOCOLS:
+        payload["annotations"] = _annotations_from_post(study=study, candidates=candidates, data=data)
     elif study.multi_label:
         labels = [v for v in data.getlist("labels") if v]
         if labels:
@@ -56,12 +60,66 @@ def payload_from_post(*, study: Study, candidates: list[Candidate], data: QueryD
     return payload
 
 
+SCORE_FIELD = "score-{}"
+NO_ERROR_FIELD = "noerror-{}"
+
+
+def _annotations_from_post(*, study: Study, candidates: list[Candidate], data: QueryDict) -> Any:
+    """Span pages: the ``annotations`` object of the API payload.
+
+    With JavaScript the page posts it whole as JSON in the ``annotations``
+    field (offsets into the text as shown, moved here to the stored text).
+    Without, each candidate's "no error" box and score field make it; a
+    candidate with neither is left out, so the service names it as unanswered.
+    """
+    raw = data.get("annotations", "").strip()
+    if raw:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return raw  # refused by the service as "must be an object"
+        return _to_stored_offsets(study, candidates, value)
+    out: dict[str, Any] = {}
+    for cand in candidates:
+        entry: dict[str, Any] = {}
+        if study.uses_spans and (data.get(NO_ERROR_FIELD.format(cand.public_id)) or study.uses_score):
+            entry["spans"] = []
+        score = data.get(SCORE_FIELD.format(cand.public_id), "").strip()
+        if study.uses_score and score:
+            entry["score"] = _rank_value(score)
+        if entry:
+            out[cand.public_id] = entry
+    return out
+
+
+def _to_stored_offsets(study: Study, candidates: list[Candidate], value: Any) -> Any:
+    """Target offsets of the shown text moved to the stored text (they differ only with typography normalised)."""
+    if not study.normalise_typography or not isinstance(value, dict):
+        return value
+    texts = {c.public_id: c.text for c in candidates}
+    for key, entry in value.items():
+        spans = entry.get("spans") if isinstance(entry, dict) and key in texts else None
+        if not isinstance(spans, list):
+            continue
+        offsets = shown_offsets(texts[key], True)
+        for span in spans:
+            if not isinstance(span, dict) or span.get("side", "target") != "target":
+                continue
+            for field, is_end in (("start", False), ("end", True)):
+                number = span.get(field)
+                if isinstance(number, int) and not isinstance(number, bool):
+                    span[field] = stored_offset(offsets, number, end=is_end)
+    return value
+
+
 def answer_from_payload(payload: dict[str, Any]) -> dict[str, Any]:
     """What to pre-fill when a refused answer is shown again (same shape as selectors.answer_for_client)."""
     if "ranks" in payload:
         return {"ranks": {k: v for k, v in payload["ranks"].items() if isinstance(v, int)}}
     if "choice" in payload:
         return {"choice": payload["choice"]}
+    if "annotations" in payload:
+        return {"annotations": payload["annotations"] if isinstance(payload["annotations"], dict) else {}}
     if "labels" in payload:
         return {"labels": list(payload["labels"])}
     if "label" in payload:

@@ -42,6 +42,9 @@ SPAM_RULE = {
     Protocol.RANKING: "passes only when the scrambled candidate is ranked strictly last",
     Protocol.CHOICE: "fails when the scrambled candidate is chosen or the answer is 'tie'",
     Protocol.JUDGMENT: "fails when the study's first label ({label}) is given to the scrambled candidate",
+    Protocol.MQM: "passes only when a major or critical span overlaps the generated error",
+    Protocol.ESA: "passes only when a major span overlaps the generated error (DA: when the copy scores lower "
+                  "than its original, counted on the quality page)",
 }
 
 
@@ -63,13 +66,28 @@ def _outcome(answer: dict[str, Any], candidates: dict[int, str]) -> str:
         choice = answer["choice"]
         return f"choice {candidates.get(choice['candidate'], '?')}" if "candidate" in choice else \
             f"option {choice['option']}"
+    if "annotations" in answer:
+        return "; ".join(_annotation_outcome(candidates.get(int(pk), pk), entry)
+                         for pk, entry in answer["annotations"].items())
     return "label(s) " + ", ".join(answer.get("labels", []))
+
+
+def _annotation_outcome(letter: Any, entry: dict[str, Any]) -> str:
+    """One candidate's span answer in words: its errors by severity (or none) and its score."""
+    spans = entry.get("spans", [])
+    words = [f"{letter}: " + (", ".join(f"{s['severity']} {s.get('category', '')} [{s['start']}, {s['end']})"
+                                        f"{' in the source' if s['side'] == 'source' else ''}".replace("  ", " ")
+                                        for s in spans) or "no error")]
+    if "score" in entry:
+        words.append(f"score {entry['score']}")
+    return " ".join(words)
 
 
 def spam_rule(study: Study) -> str:
     """The spam check's rule for this study's protocol, in words."""
     label = study.labels[0] if study.labels else "none"
-    return SPAM_RULE[Protocol(study.protocol)].format(label=label)
+    rule = SPAM_RULE.get(Protocol(study.protocol), "the quality page's rule for this protocol")
+    return rule.format(label=label)
 
 
 def spam_outcome(*, study: Study, candidates: list[Candidate], answer: dict[str, Any]) -> str | None:

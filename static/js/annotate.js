@@ -148,7 +148,7 @@
       var all = cards(item);
       var firstOpen = all.filter(function (c) { return !c.querySelector("input[data-rank]:checked"); })[0];
       focusCard(firstOpen || all[0]);
-    } else {
+    } else if (!item.querySelector("[data-span-cards]")) {  // span pages: spans.js focuses the first text
       var first = item.querySelector("input:checked") || item.querySelector("input[type=radio], input[type=checkbox]");
       if (first) first.focus();
     }
