@@ -32,6 +32,7 @@ from annotation.interface import interface_language, page_context, vary_on_langu
 from annotation.models import Annotator, Assignment
 from annotation.rendering import instructions_html
 from annotation.screens import item_screen, option_views, start_screen
+from annotation.tutorial_feedback import tutorial_entry_url
 
 PROLIFIC_PID = re.compile(r"[A-Za-z0-9]{1,200}")
 PROLIFIC_SESSION_PARAMS = {"STUDY_ID": "prolific_study_id", "SESSION_ID": "prolific_session_id"}
@@ -168,6 +169,9 @@ def start(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         "multi_label": study.multi_label,
         **start_screen(annotator=annotator),
     }
+    # Practice items first (annotation/tutorial.py), before the first real answer.
+    context["tutorial_url"] = tutorial_entry_url(request, annotator, done_count=context["done_count"])
+    context["tutorial_count"] = len(study.tutorial or [])
     return _render(request, "annotation/start.html", context, study=study)
 
 

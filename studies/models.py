@@ -201,8 +201,8 @@ class Study(models.Model):
             if problems:
                 errors["mqm_weights"] = problems
         if self.tutorial:
-            from studies.tutorial import tutorial_model_errors
-            problems = tutorial_model_errors(self.tutorial, self)
+            from studies.tutorial_shape import tutorial_model_errors
+            problems = tutorial_model_errors(self.tutorial)
             if problems:
                 errors["tutorial"] = problems
         if self.pass_max_failed_share is not None and not 0 <= self.pass_max_failed_share <= 1:

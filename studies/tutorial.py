@@ -147,8 +147,9 @@ def _tutorial_candidates(raw: Any, where: str, study: Study, errors: list[str]) 
 def gold_normalised(gold: Any, study: Study, texts: dict[str, str], source: str, where: str,
                     errors: list[str]) -> dict[str, Any] | None:
     """The gold answer by system name, normalised like a stored answer; problems appended to ``errors``."""
-    expected = {Protocol.RANKING: "ranks", Protocol.CHOICE: "choice", Protocol.JUDGMENT: "label",
-                Protocol.MQM: "annotations", Protocol.ESA: "annotations"}.get(study.protocol)
+    fields: dict[str, str] = {"ranking": "ranks", "choice": "choice", "judgment": "label", "mqm": "annotations",
+                              "esa": "annotations"}
+    expected = fields.get(str(study.protocol))
     if expected is None:
         return None  # the protocol itself is reported by parse_study
     allowed = {"label", "labels"} if expected == "label" else {expected}
@@ -285,7 +286,7 @@ def _gold_span(span: Any, study: Study, texts: dict[str, str], categories: dict[
         errors.append(f"{where}.side: must be target or source (and the item must have that text)")
         side = None
     start, end = span.get("start"), span.get("end")
-    if any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)):
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
         errors.append(f"{where}: start and end must be whole numbers (character offsets, end excluded)")
     elif side is not None and not 0 <= start < end <= len(texts[side]):
         errors.append(f"{where}: span [{start}, {end}) is empty or outside the {side} text ({len(texts[side])} characters)")
@@ -304,25 +305,9 @@ def _gold_span(span: Any, study: Study, texts: dict[str, str], categories: dict[
     if len(errors) > before:
         return None
     out = {"start": start, "end": end, "side": side, "severity": severity}
-    if study.protocol == Protocol.MQM:
+    if study.protocol == Protocol.MQM and isinstance(category, str):
         out["category"] = categories[category.strip().lower()]
     if note:
         out["note"] = note
     return out
 
-
-def tutorial_model_errors(value: Any, study: Study) -> list[str]:
-    """Study.clean's check of a tutorial edited by hand (admin, shell): the stored shape, with candidate ids."""
-    if not isinstance(value, list):
-        return ["Must be a list of tutorial items."]
-    problems = []
-    for k, item in enumerate(value):
-        cands = item.get("candidates") if isinstance(item, dict) else None
-        if not isinstance(cands, list) or not all(isinstance(c, dict) and c.get("id") and "system" in c for c in cands):
-            problems.append(f"tutorial[{k}]: each candidate needs an id, a system and a text (import the study file "
-                            "to have them made)")
-            continue
-        gold = item.get("gold")
-        if not isinstance(gold, dict) or not gold:
-            problems.append(f"tutorial[{k}].gold: required")
-    return problems

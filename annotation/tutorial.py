@@ -1,0 +1,124 @@
+"""The practice (tutorial) screens: after the instructions, before the first real item.
+
+GET shows practice item N; POST checks the answer on the server
+(annotation/tutorial_feedback.py) and shows what was expected, with the
+study's explanation, and a Continue button. A JSON POST (``Content-Type:
+application/json``, the annotation API's payload) gets the same feedback as
+JSON. Nothing is stored but the annotator's progress (a signed cookie):
+practice answers are never judgments.
+
+Exempt from CSRF like the item page (annotation/views.py): the credential is
+the secret token in the URL, and nothing is written.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from studies.models import SPAN_PROTOCOLS, Protocol
+
+from annotation import tutorial_feedback as tf
+from annotation.answers import JudgmentError
+from annotation.interface import page_context
+from annotation.models import Annotator
+from annotation.rendering import highlighted_lines, instructions_html
+from annotation.screens import DEFAULT_QUESTION, option_views, readable_errors
+from annotation.views import _message, annotator_required
+
+#: The question of span protocols, when the study sets none (screens.DEFAULT_QUESTION has the others).
+SPAN_QUESTION = {Protocol.MQM: "Mark the errors of the translation, with their severity and category.",
+                 Protocol.ESA: "Mark the errors of the translation, then score it from 0 to 100."}
+
+
+@require_GET
+@annotator_required
+def tutorial_next(request: HttpRequest, annotator: Annotator) -> HttpResponse:
+    """The first practice screen not answered yet in this browser, else the real items."""
+    total = len(tf.tutorial_items(annotator.study))
+    answered = tf.progress_read(request, annotator)
+    if answered >= total:
+        return redirect("annotation:item-current", token=annotator.token)
+    return redirect("annotation:tutorial-step", token=annotator.token, step=answered + 1)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+@annotator_required
+def tutorial_step(request: HttpRequest, annotator: Annotator, step: int) -> HttpResponse:
+    study = annotator.study
+    items = tf.tutorial_items(study)
+    if not 1 <= step <= len(items):
+        return _message(request, status=404, title=_("Practice item not found"), study=study,
+                        message=_("This study has no such practice item. Open the link from your invitation again."))
+    cands = tf.ordered_candidates(study, annotator, step - 1)
+    if request.method == "GET":
+        return _page(request, annotator, step, cands)
+    as_json = request.content_type == "application/json"
+    try:
+        payload = _json_payload(request) if as_json else tf.payload_from_form(study=study, cands=cands, data=request.POST)
+        result = tf.answer_check(study=study, item=items[step - 1], cands=cands, payload=payload)
+    except JudgmentError as refused:
+        if as_json:
+            return JsonResponse({"errors": refused.errors}, status=400)
+        return _page(request, annotator, step, cands, errors=refused.errors, status=422)
+    next_url = _next_url(annotator, step, len(items))
+    if as_json:
+        response: HttpResponse = JsonResponse({**result, "next": next_url})
+    else:
+        response = _page(request, annotator, step, cands, result=result, next_url=next_url)
+    tf.progress_write(response, annotator, max(step, tf.progress_read(request, annotator)))
+    return response
+
+
+def _json_payload(request: HttpRequest) -> Any:
+    try:
+        return json.loads(request.body or b"null")
+    except ValueError as exc:
+        raise JudgmentError({"body": [f"Malformed JSON: {exc}"]}) from None
+
+
+def _next_url(annotator: Annotator, step: int, total: int) -> str:
+    if step < total:
+        return reverse("annotation:tutorial-step", args=[annotator.token, step + 1])
+    return reverse("annotation:item-current", args=[annotator.token])
+
+
+def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dict[str, Any]], *,
+          errors: dict[str, list[str]] | None = None, result: dict[str, Any] | None = None,
+          next_url: str = "", status: int = 200) -> HttpResponse:
+    study = annotator.study
+    item = tf.tutorial_items(study)[step - 1]
+    letters = tf.letters_of(cands)
+    rows = {r["id"]: r for r in (result or {}).get("candidates", [])}
+    candidate_views = [{"letter": letters[c["id"]], "public_id": c["id"], "number": k + 1,
+                        "lines": highlighted_lines(c["text"], c.get("highlights", [])),
+                        "span_rows": range(tf.SPAN_ROWS), "feedback": rows.get(c["id"])}
+                       for k, c in enumerate(cands)]
+    protocol = Protocol(study.protocol)
+    question = study.question or (DEFAULT_QUESTION.get(protocol) or SPAN_QUESTION[protocol])
+    context = {
+        **page_context(study),
+        "study": study, "annotator": annotator, "step": step, "total": len(tf.tutorial_items(study)),
+        "protocol": study.protocol, "is_span": study.protocol in SPAN_PROTOCOLS,
+        "uses_spans": study.uses_spans, "uses_score": study.uses_score,
+        "severities": study.effective_severities(), "categories": [c["name"] for c in study.effective_taxonomy()],
+        "question": question, "question_is_study_wording": bool(study.question),
+        "context": list(item.get("source_context" if study.show_source else "target_context") or []),
+        "source": item.get("source", "") if (study.show_source or study.uses_spans) else "",
+        "show_source": study.show_source,
+        "candidates": candidate_views, "rank_choices": list(range(1, len(cands) + 1)),
+        "options": option_views(study), "labels": study.labels, "multi_label": study.multi_label,
+        "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
+        "result": result, "explanation": instructions_html((result or {}).get("explanation", "")),
+        "next_url": next_url,
+        "post_url": reverse("annotation:tutorial-step", args=[annotator.token, step]),
+        "start_url": reverse("annotation:start", args=[annotator.token]),
+    }
+    return render(request, "annotation/tutorial.html", context, status=status)
