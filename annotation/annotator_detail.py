@@ -13,9 +13,11 @@ from typing import Any
 from django.db.models import Count, Q
 
 from studies.models import Candidate, Protocol, Study
+from studies.spam import CONTROL_ERROR_KEY
 
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.quality import spam_check_failed
+from annotation.span_controls import study_controls
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def _judgments(annotator: Annotator) -> list[dict[str, Any]]:
 
 def _spam_candidates(study: Study, item_ids: set[int]) -> dict[int, list[Candidate]]:
     by_item: dict[int, list[Candidate]] = {}
-    for c in Candidate.objects.filter(item_id__in=item_ids).order_by("item_id", "position", "pk"):
+    for c in Candidate.objects.filter(item_id__in=item_ids).select_related("item").order_by("item_id", "position", "pk"):
         by_item.setdefault(c.item_id, []).append(c)
     return by_item
 
@@ -64,6 +66,8 @@ def _spam_candidates(study: Study, item_ids: set[int]) -> dict[int, list[Candida
 def _describe(study: Study, answer: dict[str, Any], candidates: list[Candidate]) -> tuple[list[str], str]:
     """What the annotator answered on a spam item, and what would have passed the check (staff only)."""
     name = {c.pk: ("scrambled copy" if c.is_spam else f"{c.system}") for c in candidates}
+    if study.is_span_protocol:
+        return _describe_spans(study, answer, candidates)
     if study.protocol == Protocol.RANKING:
         ranks = sorted(((rank, int(pk)) for pk, rank in answer.get("ranks", {}).items()))
         return ([f"rank {rank}: {name.get(pk, pk)}" for rank, pk in ranks],
@@ -78,19 +82,42 @@ def _describe(study: Study, answer: dict[str, Any], candidates: list[Candidate])
             f"any label but “{first}” (the first label means the text was not read)")
 
 
+def _describe_spans(study: Study, answer: dict[str, Any], candidates: list[Candidate]) -> tuple[list[str], str]:
+    """MQM/ESA: the annotator's spans and score on the degraded candidate, and where the generated error was."""
+    bad = next((c for c in candidates if c.is_spam), None)
+    if bad is None:
+        return [], ""
+    entry = answer.get("annotations", {}).get(str(bad.pk), {})
+    answered = [f"{s['severity']} [{s['start']}, {s['end']}) “{bad.text[s['start']:s['end']]}”"
+                + (" in the source" if s.get("side") == "source" else "") for s in entry.get("spans", [])]
+    answered = answered or (["no error marked"] if study.uses_spans else [])
+    if "score" in entry:
+        answered.append(f"score {entry['score']}")
+    if not study.uses_spans:
+        return answered, "a lower score for the degraded copy than for its original"
+    record = bad.item.metadata.get(CONTROL_ERROR_KEY) if bad.item_id else None
+    if not record:
+        return answered, "a major or critical span on the scrambled copy"
+    return answered, (f"a major or critical span overlapping [{record['start']}, {record['end']}) "
+                      f"“{bad.text[record['start']:record['end']]}” ({record['kind']}: “{record['before']}” → "
+                      f"“{record['after']}”)")
+
+
 def annotator_activity(*, annotator: Annotator) -> tuple[list[JudgmentRow], list[FailedCheck]]:
     """Every judgment (revisions included) in submission order, and the current answers that failed a spam check."""
     study = annotator.study
     rows = _judgments(annotator)
     spam_items = {r["assignment__item_id"] for r in rows if r["assignment__item__is_spam"]}
     candidates = _spam_candidates(study, spam_items) if spam_items else {}
+    controls = study_controls(study) if spam_items else {}
     minimum_ms = (study.min_seconds or 0) * 1000
     timeline: list[JudgmentRow] = []
     failed: list[FailedCheck] = []
     for r in rows:
         item_id = r["assignment__item_id"]
         scrambled = [c.pk for c in candidates.get(item_id, []) if c.is_spam]
-        fails = bool(scrambled) and spam_check_failed(study=study, answer=r["answer"], spam_pk=scrambled[0])
+        fails = bool(scrambled) and spam_check_failed(study=study, answer=r["answer"], spam_pk=scrambled[0],
+                                                      control=controls.get(item_id))
         duration = r["duration_ms"]
         timeline.append(JudgmentRow(
             item=r["assignment__item__external_id"], is_spam=r["assignment__item__is_spam"], revision=r["revision"],

@@ -248,6 +248,7 @@ SORT_KEYS: dict[str, Any] = {
     "reference_first_rate": lambda q: q.reference_first_rate,
     "median_seconds": lambda q: q.median_seconds,
     "fast_answers": lambda q: q.fast_answers,
+    "score_drop_p": lambda q: q.score_drop_p,
     "n_skipped": lambda q: q.n_skipped,
     "excluded": lambda q: (q.excluded, q.exclusion_reason),
 }

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Annotator
 from annotation.quality import SORT_KEYS, quality_sorted, study_over_redundancy, study_quality
+from annotation.span_controls import study_span_controls
 from annotation.services_quality import annotator_exclude, annotator_include, study_apply_auto_exclusion
 from config.http import HtmxHttpRequest
 
@@ -34,6 +35,29 @@ COLUMNS = [
     ("fast_answers", "Too fast", "Answers under the study's minimum time."),
     ("excluded", "Status", "Excluded annotators drop out of reports; nothing is deleted."),
 ]
+#: MQM/ESA: the same columns for control items with a generated error (annotation/span_controls.py).
+SPAN_COLUMNS = {
+    "spam_seen": ("Controls seen", "Control items answered: a copy of a real item with one generated error "
+                  "in one candidate (DA: only those whose original the annotator also scored)."),
+    "spam_failed": ("Missed", "Controls missed: no major or critical span overlapping the generated error "
+                    "(DA: the copy did not score lower than its original)."),
+    "spam_failed_share": ("Missed %", "Missed ÷ controls seen (the miss rate)."),
+}
+SCORE_DROP_COLUMN = ("score_drop_p", "Score drop p",
+                     "One-sided Mann–Whitney U p that the annotator scored originals higher than their degraded "
+                     "copies (pairs they saw both of); — with fewer than two pairs. Small is good.")
+
+
+def _columns(study: Study) -> list[tuple[str, str, str]]:
+    """The table's columns for this study's protocol (span studies: control wording, ESA: the score drop)."""
+    if not study.is_span_protocol:
+        return COLUMNS
+    columns = [(key, *SPAN_COLUMNS[key]) if key in SPAN_COLUMNS else (key, label, help_text)
+               for key, label, help_text in COLUMNS]
+    if study.uses_score:
+        at = [key for key, _, _ in columns].index("spam_failed_share") + 1
+        columns.insert(at, SCORE_DROP_COLUMN)
+    return columns
 
 
 def _sorting(request: HttpRequest) -> tuple[str, str]:
@@ -48,7 +72,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
     by_code = {a.code: a for a in annotators}
     rows = quality_sorted(study_quality(study=study, annotators=annotators), sort=sort, descending=direction == "desc")
     columns = []
-    for key, label, help_text in COLUMNS:
+    for key, label, help_text in _columns(study):
         next_dir = "desc" if key == sort and direction == "asc" else "asc"
         aria = ("ascending" if direction == "asc" else "descending") if key == sort else "none"
         columns.append({"key": key, "label": label, "help": help_text, "next_dir": next_dir, "aria_sort": aria,
@@ -59,6 +83,8 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
                   "reason": (reasons or {}).get(q.annotator, "")} for q in rows],
         "n_excluded": sum(a.excluded for a in annotators),
         "n_over_redundancy": study_over_redundancy(study=study),
+        "show_score_drop": study.is_span_protocol and study.uses_score,
+        "span_controls": study_span_controls(study=study),
     }
 
 

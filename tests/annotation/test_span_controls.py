@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from io import StringIO
 from typing import Any, Callable
 
@@ -388,3 +389,67 @@ def test_the_error_record_never_reaches_the_annotator_page_or_api():
         for secret in (CONTROL_ERROR_KEY, record["kind"], f'"start": {record["start"]}, "end": {record["end"]}',
                        "is_spam", "spam", "sysA", "degraded"):
             assert secret not in body, secret  # … but never where or what the error is
+
+
+# --- the researcher's side: QC page, text table, annotator page --------------------------------
+
+@pytest.fixture
+def staff_client() -> Client:
+    from django.contrib.auth import get_user_model
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("res", password="pw", is_staff=True, is_superuser=True))
+    return client
+
+
+@pytest.mark.django_db
+def test_qc_page_of_an_esa_study_shows_misses_the_score_drop_and_the_kinds(staff_client):
+    study = study_import(status="open", data=span_study_file("esa-page", protocol="esa", redundancy=2))
+    dropping, flat = annotators_create(study=study, count=2)
+    work_through(dropping, esa_answer(80, 20))
+    work_through(flat, esa_answer(50, 50, severity="minor"))
+    html = staff_client.get("/studies/esa-page/quality/").content.decode()
+    assert "Controls seen" in html and "Missed %" in html and "Score drop p" in html
+    row = re.search(rf'<tr id="q-{flat.code}".*?</tr>', html, re.S)
+    assert row is not None and "100%" in row.group(0)  # three of three missed
+    row = re.search(rf'<tr id="q-{dropping.code}".*?</tr>', html, re.S)
+    assert row is not None and "0.023" in row.group(0)
+    kinds = re.search(r'<table[^>]*id="controls-by-kind".*?</table>', html, re.S)
+    assert kinds is not None
+    summary = study_span_controls(study=study)
+    assert summary is not None
+    for kind, counts in summary["by_kind"].items():
+        assert f"<td>{kind}</td><td class=\"num\">{counts['n_checks']}</td>" in kinds.group(0)
+    sorted_page = staff_client.get("/studies/esa-page/quality/?sort=score_drop_p&dir=asc").content.decode()
+    assert sorted_page.index(f'id="q-{dropping.code}"') < sorted_page.index(f'id="q-{flat.code}"')
+
+
+@pytest.mark.django_db
+def test_qc_page_of_a_ranking_study_is_unchanged(staff_client):
+    from tests.factories import make_study
+    make_study(slug="rank-page", n_items=4, settings={"spam_rate": 0.25})
+    html = staff_client.get("/studies/rank-page/quality/").content.decode()
+    assert "Score drop p" not in html and "Controls seen" not in html and "controls-by-kind" not in html
+
+
+@pytest.mark.django_db
+def test_quality_text_table_names_the_rule_and_the_score_drop():
+    study = study_import(status="open", data=span_study_file("esa-text", protocol="esa", auto_exclude_share=0.9))
+    work_through(annotators_create(study=study)[0], esa_answer(80, 20))
+    out = StringIO()
+    call_command("quality", "esa-text", stdout=out)
+    text = out.getvalue()
+    header = text.splitlines()[0].split()
+    assert header.index("score_drop_p") == header.index("spam_failed") + 2
+    assert "exclude above 90% missed control checks" in text
+
+
+@pytest.mark.django_db
+def test_annotator_page_lists_a_missed_control_with_where_the_error_was(staff_client):
+    study = study_import(status="open", data=span_study_file("mqm-detail"))
+    annotator = annotators_create(study=study)[0]
+    work_through(annotator, mqm_answer("minor"))
+    html = staff_client.get(f"/studies/mqm-detail/annotators/{annotator.code}/").content.decode()
+    control = controls_of(study)[0]
+    record = control.metadata[CONTROL_ERROR_KEY]
+    assert f"overlapping [{record['start']}, {record['end']})" in html
+    assert f"minor [{record['start']}, {record['end']})" in html
