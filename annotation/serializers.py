@@ -83,9 +83,10 @@ class SpanSettingsOut(serializers.Serializer):
     severities = serializers.ListField(child=serializers.CharField(),
                                        help_text="The severities a span may have (empty without spans).")
     allow_overlap = serializers.BooleanField(help_text="Whether spans of one text may overlap.")
-    sides = serializers.ListField(child=serializers.ChoiceField(choices=["target", "source"]),
-                                  help_text="Texts spans may be marked in: target (the candidate's text) and, "
-                                            "when the study shows the source, source (e.g. omissions).")
+    sides = serializers.ListField(child=serializers.CharField(),
+                                  help_text="Texts spans may be marked in (a span's `side`): target (the "
+                                            "candidate's text) and, when the study shows the source, source "
+                                            "(e.g. omissions); empty without spans.")
     note_max_length = serializers.IntegerField(help_text="Longest optional note of a span.")
     score = ScoreScaleOut(allow_null=True, help_text="ESA/DA: the 0–100 score every candidate needs; null for MQM.")
 
@@ -169,7 +170,7 @@ class SkipIn(serializers.Serializer):
 
 class SkipOut(serializers.Serializer):
     assignment = serializers.CharField(help_text="The skipped assignment's opaque id.")
-    status = serializers.ChoiceField(choices=["skipped"])
+    status = serializers.CharField(help_text="Always \"skipped\".")
     reason = serializers.CharField(help_text="The stored reason (the first one, when skipped twice).")
 
 

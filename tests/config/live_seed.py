@@ -2,7 +2,9 @@
 
 Run as a child process with SQLITE_PATH pointing at a fresh file: a study 'live' of three items
 that two annotators have judged completely (so the researcher endpoints compute on real data),
-a third annotator with an item in hand, and a staff user with an API token and a password.
+a third annotator with an item in hand, and a staff user with an API token and a password. Also an MQM
+and an ESA study ('live-mqm', 'live-esa'), each with an annotator holding an item (``span_worlds``), so
+the annotation API is exercised on span studies too.
 """
 from __future__ import annotations
 
@@ -42,11 +44,27 @@ def main() -> None:
     assert assignment is not None
     payload = selectors.assignment_payload(assignment=assignment, candidates=list(assignment.item.candidates.all()),
                                            progress_data=selectors.progress(annotator=annotator))
+    span_worlds = {protocol: _span_world(protocol) for protocol in ("mqm", "esa")}
     staff = User.objects.create_superuser("live-staff", "live@example.org", "live-password")
     print(json.dumps({"slug": study.slug, "annotator_token": annotator.token, "assignment": assignment.public_id,
                       "candidates": [c["id"] for c in payload["candidates"]],
                       "staff_token": Token.objects.create(user=staff).key,
-                      "staff_username": "live-staff", "staff_password": "live-password"}))
+                      "staff_username": "live-staff", "staff_password": "live-password",
+                      "span_worlds": span_worlds}))
+
+
+def _span_world(protocol: str) -> dict[str, str]:
+    """A span study of four items with the source shown, and an annotator holding its first item."""
+    from annotation import services
+    from annotation.services import annotators_create
+    from tests.factories import make_study
+
+    study = make_study(slug=f"live-{protocol}", protocol=protocol, n_items=4, n_candidates=2,
+                       settings={"redundancy": 2, "show_source": True})
+    annotator = annotators_create(study=study, count=1)[0]
+    assignment = services.assignment_next(annotator=annotator)
+    assert assignment is not None
+    return {"annotator_token": annotator.token, "assignment": assignment.public_id}
 
 
 if __name__ == "__main__":

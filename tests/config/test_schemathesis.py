@@ -16,6 +16,10 @@ documented; invalid data refused; valid data accepted; authentication not ignore
 judgment's ranks must name the candidates of *that* assignment, and ``compare?evaluator=``
 must name an evaluator with scores in *that* study (both a 400 naming the field; the schema's
 descriptions say so).
+
+The annotation operations (next, judgment, skip) run once more for each span protocol (MQM,
+ESA), with the token and assignment of an annotator of such a study: ``next`` then answers with
+the ``spans`` block and the judgment body carries ``annotations``, both checked against the schema.
 """
 from __future__ import annotations
 
@@ -63,8 +67,11 @@ def api_schema(live: LiveServer) -> Any:
     return schema
 
 
+ANNOTATE_PREFIX = "/api/v1/annotate/"
+
+
 def _headers(path: str, world: dict[str, Any]) -> dict[str, str]:
-    token = world["annotator_token"] if path.startswith("/api/v1/annotate/") else world["staff_token"]
+    token = world["annotator_token"] if path.startswith(ANNOTATE_PREFIX) else world["staff_token"]
     return {"Authorization": f"Token {token}"}
 
 
@@ -85,6 +92,26 @@ def _aim_at_real_objects(case: Any, world: dict[str, Any]) -> None:
 def test_api_conforms_to_its_schema(api_schema: Any, live: LiveServer, mode: GenerationMode) -> None:
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 6
+    _conforms(operations, live, live.world, mode)
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "esa"])
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+def test_annotation_api_conforms_for_span_studies(api_schema: Any, live: LiveServer, mode: GenerationMode,
+                                                  protocol: str) -> None:
+    world = {**live.world, **live.world["span_worlds"][protocol]}
+    operations = [result.ok() for result in api_schema.get_all_operations()]
+    operations = [op for op in operations if op.path.startswith(ANNOTATE_PREFIX)]
+    assert {op.path for op in operations} >= {"/api/v1/annotate/next", "/api/v1/annotate/{assignment}/judgment",
+                                              "/api/v1/annotate/{assignment}/skip"}
+    got = requests.get(f"{live.url}/api/v1/annotate/next", headers=_headers(ANNOTATE_PREFIX, world),
+                       timeout=REQUEST_TIMEOUT_S)
+    assert got.status_code == 200 and got.json()["protocol"] == protocol and got.json()["spans"]["spans"]
+    _conforms(operations, live, world, mode)
+
+
+def _conforms(operations: list[Any], live: LiveServer, world: dict[str, Any], mode: GenerationMode) -> None:
+    """Every check on generated requests to each operation, authenticated and aimed as ``world`` says."""
     session = requests.Session()
     for operation in operations:
         raw = operation.definition.raw
@@ -96,8 +123,8 @@ def test_api_conforms_to_its_schema(api_schema: Any, live: LiveServer, mode: Gen
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy(generation_mode=mode))
         def run(case: Any) -> None:
-            _aim_at_real_objects(case, live.world)
-            case.call_and_validate(base_url=live.url, session=session, headers=_headers(case.path, live.world),
+            _aim_at_real_objects(case, world)
+            case.call_and_validate(base_url=live.url, session=session, headers=_headers(case.path, world),
                                    timeout=REQUEST_TIMEOUT_S, excluded_checks=_excluded(case.operation.path))
 
         run()
