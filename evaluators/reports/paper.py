@@ -9,10 +9,12 @@ citation; the LaTeX tables use ``booktabs`` (``\\toprule``, ``\\midrule``,
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from evaluators.reports import span_page, span_paper
 
 #: The product's release; the commit is added when the code runs from a git checkout.
 VERSION = "0.13"
@@ -64,6 +66,9 @@ class StudyFacts:
     show_source: bool
     allow_ties: bool
     systems: list[str]
+    #: MQM/ESA: the category names and severities annotators chose from (empty for the other protocols).
+    taxonomy: list[str] = field(default_factory=list)
+    severities: list[str] = field(default_factory=list)
 
 
 def _f(value: Any, digits: int = 3) -> str:
@@ -80,6 +85,8 @@ def _ci(block: dict) -> str:
 
 def methods_paragraph(report: dict, facts: StudyFacts) -> str:
     """A ready-to-edit methods paragraph; every figure from ``report``, every statistic cited."""
+    if span_page.is_span_report(report):
+        return span_paper.methods_paragraph(report, facts, PRODUCT, version())
     policies = report.get("policies", {})
     coefs = report.get("coefficients", {})
     unit_words = "document blocks" if facts.unit == "document" else "sentences in context"
@@ -168,7 +175,37 @@ def _agreement_rows(report: dict, *, latex: bool) -> tuple[list[str], list[list[
         p = c.get("p_value")
         rows.append([label, _f(c.get("value")), _f(c.get("se")), ci,
                      ("< 0.001" if p is not None and p < 0.001 else _f(p))])
+    if span_page.is_span_report(report):
+        for label, c in span_paper.agreement_rows(report):
+            if latex:
+                label = _latex_escape(label).replace("α", "$\\alpha$").replace("AC1", "AC$_1$")
+            p = c.get("p_value")
+            ci = f"[{_f(c.get('ci_low'))}, {_f(c.get('ci_high'))}]" if c.get("ci_low") is not None else ""
+            rows.append([label, _f(c.get("value")), _f(c.get("se")), ci,
+                         ("< 0.001" if p is not None and p < 0.001 else _f(p))])
     return columns, rows
+
+
+def _span_ranking_table(report: dict, latex: bool) -> str:
+    """WMT-style ranking table of a span study: a rule between clusters in LaTeX."""
+    columns, rows, breaks = span_paper.ranking_rows(report, latex=latex, escape=_latex_escape)
+    caption = span_paper.ranking_caption(report)
+    latex_caption = _latex_escape(caption).replace("†", "$^\\dagger$")
+    if not latex:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines) + f"\n\n{caption}\n"
+    body: list[str] = []
+    for row, new_cluster in zip(rows, breaks):
+        if new_cluster:
+            body.append("\\midrule")
+        body.append(" & ".join(row) + " \\\\")
+    return "\n".join([
+        "\\begin{table}[t]", "\\centering", "\\begin{tabular}{rllrcr}", "\\toprule",
+        " & ".join(_latex_escape(c) for c in columns) + " \\\\", "\\midrule", *body, "\\bottomrule",
+        "\\end{tabular}", f"\\caption{{{latex_caption}}}",
+        "\\label{tab:ranking}", "\\end{table}",
+    ]) + "\n"
 
 
 _LATEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "_": "\\_", "#": "\\#", "$": "\\$", "{": "\\{",
@@ -186,9 +223,15 @@ def table(report: dict, name: str, fmt: str) -> str:
     if fmt not in FORMATS:
         raise ValueError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
     latex = fmt == "latex"
+    if name == "ranking" and span_page.is_span_report(report):
+        return _span_ranking_table(report, latex)
     columns, rows = _ranking_rows(report) if name == "ranking" else _agreement_rows(report, latex=latex)
     policies = report.get("policies", {})
-    if name == "ranking":
+    if name == "agreement" and span_page.is_span_report(report):
+        caption = (f"Inter-annotator agreement over {report.get('n_items', 0)} (item, candidate) units, "
+                   f"{report.get('n_raters', 0)} annotators; categories: {report.get('categories_are', 'labels')}; "
+                   "segment scores and span categories below the rule of the coefficients.")
+    elif name == "ranking":
         caption = (f"Human ranking of the systems by expected wins; 95% bootstrap CIs "
                    f"({(report.get('ranking') or {}).get('n_boot')} resamples of items), bootstrap rank ranges in parentheses.")
     else:
@@ -222,4 +265,12 @@ def study_facts(study: Any) -> StudyFacts:
                       n_annotators=annotators.count(), n_excluded=annotators.filter(excluded=True).count(),
                       min_seconds=study.min_seconds, spam_rate=study.spam_rate,
                       auto_exclude_share=study.auto_exclude_share, show_source=study.show_source,
-                      allow_ties=study.allow_ties, systems=systems)
+                      allow_ties=study.allow_ties, systems=systems, **_span_design(study))
+
+
+def _span_design(study: Any) -> dict[str, list[str]]:
+    """MQM/ESA: the taxonomy's category names and the severities (empty for the other protocols)."""
+    if study.protocol not in span_page.SPAN_PROTOCOLS:
+        return {}
+    taxonomy = [str(c["name"]) for c in study.effective_taxonomy()] if study.protocol == "mqm" else []
+    return {"taxonomy": taxonomy, "severities": list(study.effective_severities()) if study.uses_spans else []}

@@ -25,11 +25,45 @@ from studies.models import Study
 from evaluators.reports import selectors, study_stats
 from evaluators.reports import svg as report_svg
 from evaluators.reports import paper
+from evaluators.reports import span_page, span_svg
 from evaluators.reports.tables import TABLES
 from evaluators.reports.text import COEFFICIENT_NAMES, coefficient_name
 
 #: Every download: the summary tables plus the ratings actually used.
 DOWNLOADS = (*TABLES, "ratings")
+#: The downloads of an MQM / ESA / DA study: its own ranking, errors and span agreement tables.
+SPAN_DOWNLOADS = ("coefficients", "pairwise_kappa", "by_phenomenon", *span_page.SPAN_TABLES, "ratings")
+#: Where the span statistics are defined (docs/statistics.md, section 7; the heading's anchor).
+SPAN_DOCS_ANCHOR = "#7-span-and-score-protocols-in-the-study-report-evaluatorsreportsspan_reportpy"
+
+
+def _downloads_of(study: Study) -> tuple[str, ...]:
+    """The CSV tables of this study's report (span protocols have their own)."""
+    return SPAN_DOWNLOADS if study.protocol in span_page.SPAN_PROTOCOLS else DOWNLOADS
+
+
+def _table_builder(study: Study, table: str) -> Any:
+    """The builder of one CSV table for this study's protocol."""
+    if study.protocol in span_page.SPAN_PROTOCOLS and table in span_page.SPAN_TABLES:
+        return span_page.SPAN_TABLES[table]
+    return TABLES[table]
+
+
+def _span_context(study: Study, report: dict, query: str) -> dict[str, Any] | None:
+    """What the span blocks of the page show (None for the other protocols): tables, plots, download URLs."""
+    if not span_page.is_span_report(report):
+        return None
+    kind = span_page.score_kind(report)
+    return {
+        "kind": kind, "kind_label": {"mqm": "MQM", "esa": "ESA", "da": "DA"}[kind],
+        "ranking_rows": span_page.ranking_rows(report),
+        "weights_text": span_page.weights_text((report.get("ranking") or {}).get("score") or {}),
+        "score_svg": span_svg.score_svg(report), "errors_svg": span_svg.errors_svg(report),
+        "errors": span_page.error_matrix(report), "agreement": span_page.span_agreement_view(report),
+        "errors_csv": reverse("evaluators:report-csv", args=[study.slug, "errors"]) + query,
+        "agreement_csv": reverse("evaluators:report-csv", args=[study.slug, "span_agreement"]) + query,
+        "docs_url": reverse("docs", args=["statistics.md"]) + SPAN_DOCS_ANCHOR,
+    }
 
 
 def _query(options: dict[str, Any]) -> str:
@@ -79,7 +113,9 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
         "phenomenon_svg": report_svg.phenomenon_svg(report["by_phenomenon"]),
         "kappa_svg": report_svg.kappa_heatmap_svg(report.get("pairwise_cohen_kappa", [])),
         "kappa_min_shared": report_svg.KAPPA_MIN_SHARED,
-        "downloads": [(name, reverse("evaluators:report-csv", args=[study.slug, name]) + query) for name in DOWNLOADS],
+        "downloads": [(name, reverse("evaluators:report-csv", args=[study.slug, name]) + query)
+                      for name in _downloads_of(study)],
+        "span": _span_context(study, report, query),
         "json_url": reverse("evaluators:report-json", args=[study.slug]) + query,
         "api_url": reverse("api-study-agreement", args=[study.slug]) + query,
         "command": f"python manage.py agreement {study.slug}{_flags(options)} --json",
@@ -167,10 +203,12 @@ def _csv_stream(columns: list[str], rows: Iterable[Sequence[Any]]) -> Iterator[s
 @staff_member_required
 def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponseBase:
     """One table of the report as CSV (unrounded numbers); ``ratings`` is the long table agreement used."""
-    if table not in DOWNLOADS:
+    if table not in DOWNLOADS and table not in SPAN_DOWNLOADS:
         raise Http404(f"No table {table!r}; tables: {', '.join(DOWNLOADS)}")
     # The ratings table is the judgments themselves (one row per rating): a raw export, analysts and up.
     study, options, errors = _study_and_options(request, slug, "export" if table == "ratings" else "report")
+    if table not in _downloads_of(study):
+        raise Http404(f"No table {table!r} for a {study.protocol} study; tables: {', '.join(_downloads_of(study))}")
     if errors:
         return JsonResponse({"errors": errors}, status=400)
     rows: Iterable[Sequence[Any]]
@@ -178,7 +216,7 @@ def report_csv(request: HttpRequest, slug: str, table: str) -> HttpResponseBase:
         frame = study_stats.study_ratings(study, **options)
         columns, rows = list(frame.columns), frame.itertuples(index=False, name=None)
     else:
-        columns, rows = TABLES[table](selectors.study_report_cached(study=study, options=options))
+        columns, rows = _table_builder(study, table)(selectors.study_report_cached(study=study, options=options))
     response = StreamingHttpResponse(_csv_stream(columns, rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-{table}.csv"'
     return response

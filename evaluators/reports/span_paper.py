@@ -1,0 +1,220 @@
+"""The paper outputs of a span/score study (MQM, ESA, DA): the methods paragraph and the WMT-style tables.
+
+Called from :mod:`evaluators.reports.paper` when the report is a span report, so
+``agreement SLUG --methods``, ``--table ranking|agreement`` and the page's
+downloads keep one entry point. Every figure comes from the report dict; the
+study's design (taxonomy, severities, weights, QC) from :class:`paper.StudyFacts`.
+
+The ranking table is WMT's: cluster, rank range, system, score, 95% CI, z, with
+a ``\\midrule`` between clusters in LaTeX (the convention of the WMT findings
+papers' human-ranking tables).
+"""
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+from evaluators.reports import span_page
+
+CITATIONS = {
+    "mqm": "Freitag et al., 2021",
+    "esa": "Kocmi et al., 2024",
+    "da": "Graham et al., 2013",
+    "wmt": "Kocmi et al., 2023",
+    "appraise": "Federmann, 2018",
+}
+DISCOURSE_NOTE = "a Discourse branch"
+
+
+def _f(value: Any, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(block: dict | None, digits: int = 3) -> str:
+    if not block or block.get("ci_low") is None or block.get("ci_high") is None:
+        return ""
+    return f", 95% CI [{_f(block['ci_low'], digits)}, {_f(block['ci_high'], digits)}]"
+
+
+def _listing(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+# ---------------------------------------------------------------- methods paragraph
+def _protocol_sentence(kind: str, facts: Any, report: dict) -> str:
+    severities = list(getattr(facts, "severities", []) or [])
+    if kind == "mqm":
+        taxonomy = list(getattr(facts, "taxonomy", []) or [])
+        branches = sorted({span_page.top_level(c) for c in taxonomy})
+        discourse = [c.split("/", 1)[1] for c in taxonomy if span_page.is_discourse(c) and "/" in c]
+        score = (report.get("ranking") or {}).get("score") or {}
+        weights = span_page.weights_text(score) if score.get("weights") else "the WMT weights"
+        taxonomy_words = (f"a typology of {len(taxonomy)} categories ({_listing(branches)})" if taxonomy
+                          else "the study's typology")
+        if discourse:
+            taxonomy_words += (f", including {DISCOURSE_NOTE} for errors that only show across sentences "
+                               f"({_listing([d.lower() for d in discourse])})")
+        return (f"Annotators marked every error span in each candidate translation (omissions as spans in the "
+                f"source) with a category from {taxonomy_words} and a severity "
+                f"({_listing(severities or ['minor', 'major', 'critical'])}), or confirmed that it had no error: "
+                f"Multidimensional Quality Metrics (MQM) as in {CITATIONS['mqm']}. A segment's MQM score is the sum "
+                f"of its errors' weights ({weights}; 0 = no error, lower is better).")
+    if kind == "esa":
+        return (f"Annotators marked error spans in each candidate translation with a severity "
+                f"({_listing(severities or ['minor', 'major'])}) and then scored the candidate from 0 to 100 on a "
+                f"slider anchored at 0, 33, 66 and 100: Error Span Annotation (ESA; {CITATIONS['esa']}).")
+    return (f"Annotators scored each candidate translation from 0 to 100 on a slider anchored at 0, 33, 66 and "
+            f"100 (direct assessment, {CITATIONS['da']}, with ESA's anchors, {CITATIONS['esa']}; no error spans).")
+
+
+def _design_sentence(report: dict, facts: Any) -> str:
+    unit = ("whole documents, their segments one below the other with the source beside each"
+            if facts.unit == "document" else "sentences shown in their document context")
+    references = [s["system"] for s in (report.get("ranking") or {}).get("systems", []) if s.get("is_reference")]
+    systems = f"{len(facts.systems)} candidate systems" + (
+        f" including the human reference{'s' if len(references) > 1 else ''} {_listing(references)}"
+        if references else "")
+    n_judgments = (report.get("policies") or {}).get("n_judgments_in", 0)
+    return (f"The unit was the segment: {unit}; system names were hidden and the candidate order randomised per "
+            f"annotator. The study had {facts.n_items} items and {systems}; each item was judged by "
+            f"{facts.redundancy} annotators, {facts.n_annotators} in all, giving {n_judgments} judgments and "
+            f"{report.get('n_ratings', 0)} segment ratings (one per item, candidate and annotator).")
+
+
+def _qc_sentence(kind: str, report: dict, facts: Any) -> str:
+    qc = [f"answers faster than {facts.min_seconds:g} s were flagged"]
+    if facts.n_spam_items:
+        if kind == "da":
+            check = "a degraded copy of an item the annotator also scored, failed unless the copy scored lower"
+        else:
+            check = ("made from a real item by injecting one error (a content word replaced, a negation dropped or "
+                     "added, a pronoun's gender swapped or a connective reversed), failed unless a major or critical "
+                     "span overlapped the injected error" + ("; the scores of the degraded copies against their "
+                                                             "originals were compared with a one-sided Mann–Whitney "
+                                                             "U test" if kind == "esa" else ""))
+        qc.append(f"{facts.n_spam_items} control items ({facts.spam_rate:.0%} of items) were mixed in, each {check}")
+    if facts.auto_exclude_share is not None:
+        qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
+    policies = report.get("policies") or {}
+    if facts.n_excluded == 0:
+        excluded = "; no annotator was excluded."
+    else:
+        excluded = (f"; {facts.n_excluded} annotator{'s were' if facts.n_excluded != 1 else ' was'} excluded"
+                    + (" and their judgments left out." if policies.get("excluded") == "drop"
+                       else ", their judgments kept."))
+    return "For quality control, " + "; ".join(qc) + excluded
+
+
+def _agreement_sentence(kind: str, report: dict) -> str:
+    coefs = report.get("coefficients") or {}
+    ac1, alpha = coefs.get("gwet_ac1") or {}, coefs.get("krippendorff_alpha") or {}
+    block = report.get("span_agreement") or {}
+    scores = block.get("scores") or {}
+    labels = ("each rating's worst severity (no-error, minor, major, critical)" if kind != "da"
+              else "each score's band (0–33, 34–66, 67–100; Kocmi et al., 2024)")
+    parts = [f"Inter-annotator agreement over {report.get('n_items', 0)} (item, candidate) units on {labels}: "
+             f"Gwet's AC1 = {_f(ac1.get('value'))}{_ci(ac1)} (Gwet, 2008) and Krippendorff's α = "
+             f"{_f(alpha.get('value'))} (Krippendorff, 2011)."]
+    interval = scores.get("krippendorff_alpha_interval") or {}
+    pairs = [p for p in scores.get("pairs") or [] if p.get("kendall_tau") is not None]
+    if interval or pairs:
+        taus = [p["kendall_tau"] for p in pairs]
+        tau = (f"; Kendall's τ-b between rater pairs averaged {_f(mean(taus))} over {len(taus)} pair"
+               f"{'s' if len(taus) != 1 else ''} (Kendall, 1945)" if taus else "")
+        what = "MQM scores" if kind == "mqm" else "scores"
+        parts.append(f"Segment {what}: Krippendorff's α (interval) = {_f(interval.get('value'))}{_ci(interval)} "
+                     f"(Krippendorff, 2011){tau}.")
+    spans = [p for p in block.get("spans") or [] if (p.get("overlap") or {}).get("f1") is not None]
+    if spans:
+        chars = [p["characters"]["f1"] for p in spans if (p.get("characters") or {}).get("f1") is not None]
+        parts.append(f"Error spans: mean overlap F1 {_f(mean(p['overlap']['f1'] for p in spans))}"
+                     + (f" and character-level F1 {_f(mean(chars))}" if chars else "")
+                     + f" over {len(spans)} rater pair{'s' if len(spans) != 1 else ''}.")
+    for key, words in (("categories", "full categories"), ("categories_top_level", "top-level categories")):
+        pooled = ((block.get(key) or {}).get("pooled") or {}).get("coefficients") or {}
+        cat = pooled.get("gwet_ac1")
+        if cat and cat.get("value") is not None:
+            parts.append(f"Categories of overlapping spans ({words}, {(block.get(key) or {}).get('n_matched', 0)} "
+                         f"matched pairs): Gwet's AC1 = {_f(cat['value'])}{_ci(cat)}.")
+    return " ".join(parts) + " Standard errors and intervals follow Gwet (2014)."
+
+
+def _ranking_sentence(kind: str, report: dict) -> str:
+    ranking = report.get("ranking") or {}
+    systems = ranking.get("systems") or []
+    if not systems:
+        return ""
+    score = ranking.get("score") or {}
+    ci = score.get("ci") or {}
+    settings = ranking.get("settings") or {}
+    order = "mean z-score" if settings.get("order") == "z" else "mean score"
+    clusters: dict[Any, list[str]] = {}
+    for s in systems:
+        clusters.setdefault(s.get("cluster"), []).append(f"{s['system']} ({_f(s.get('score'), 2)})")
+    listing = "; ".join(", ".join(names) for names in clusters.values())
+    return (f"A system's score is the mean over items of the mean over annotators, with a paired percentile "
+            f"bootstrap 95% CI ({ci.get('n_boot')} resamples of items, seed {ci.get('seed')}). Systems were ranked "
+            f"as in WMT ({CITATIONS['wmt']}; Appraise's ComputeWMT23Results, {CITATIONS['appraise']}): per-annotator "
+            f"z-scores{' of −MQM' if kind == 'mqm' else ''}, systems ordered by {order}, and a one-sided "
+            f"Mann–Whitney U test on the items both systems were scored on for every pair (p < "
+            f"{settings.get('p_level', 0.05)} a win); clusters of systems not separated by significant wins, in "
+            f"order (clusters separated by semicolons): {listing}.")
+
+
+def methods_paragraph(report: dict, facts: Any, product: str, version: str) -> str:
+    """The methods paragraph of a span/score study; every figure from ``report``, every statistic cited."""
+    kind = span_page.score_kind(report)
+    parts = [f"We collected human judgments with {product} (version {version}).",
+             _protocol_sentence(kind, facts, report), _design_sentence(report, facts),
+             _qc_sentence(kind, report, facts), _agreement_sentence(kind, report), _ranking_sentence(kind, report)]
+    return " ".join(p for p in parts if p)
+
+
+# ---------------------------------------------------------------- tables
+def ranking_rows(report: dict, *, latex: bool, escape: Any) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Columns, rows (strings, escaped for LaTeX) and, per row, whether it opens a new cluster."""
+    kind = span_page.score_kind(report)
+    columns = ["Cluster", "Rank", "System", kind.upper(), "95% CI", "z"]
+    rows, breaks = [], []
+    for s in span_page.ranking_rows(report):
+        ci = s.get("score_ci")
+        name = escape(s["system"]) if latex else s["system"]
+        if s.get("is_reference"):
+            name += "$^\\dagger$" if latex else " †"
+        rank = s["rank_range_text"].replace("–", "--") if latex else s["rank_range_text"]
+        interval = f"[{_f(ci[0], 2)}, {_f(ci[1], 2)}]" if ci else ""
+        z = _f(s.get("z"))
+        if latex and z.startswith("-"):
+            z = "$-$" + z[1:]
+        rows.append([str(s.get("cluster")), rank, name, _f(s.get("score"), 2), interval, z])
+        breaks.append(bool(s["cluster_start"]))
+    return columns, rows, breaks
+
+
+def ranking_caption(report: dict) -> str:
+    ranking = report.get("ranking") or {}
+    score = ranking.get("score") or {}
+    kind = span_page.score_kind(report)
+    direction = "lower is better" if kind == "mqm" else "higher is better"
+    refs = any(s.get("is_reference") for s in ranking.get("systems") or [])
+    return (f"Human ranking ({kind.upper()}, {direction}; {span_page.weights_text(score)}). Systems in a cluster "
+            f"are not significantly different; every system beats all systems of the clusters below it (one-sided "
+            f"Mann–Whitney U on shared items, p < {(ranking.get('settings') or {}).get('p_level', 0.05)}; "
+            f"{CITATIONS['wmt']}). Rank: rank range; 95% CI: paired bootstrap over items "
+            f"({(score.get('ci') or {}).get('n_boot')} resamples); z: mean per-annotator z-score."
+            + (" † human reference." if refs else ""))
+
+
+def agreement_rows(report: dict) -> list[tuple[str, dict]]:
+    """The span rows appended to the agreement table: score α (interval) and category AC1."""
+    block = report.get("span_agreement") or {}
+    rows: list[tuple[str, dict | None]] = [
+        ("Krippendorff's α, interval (segment scores)", (block.get("scores") or {}).get("krippendorff_alpha_interval"))]
+    for key, words in (("categories", "error categories"), ("categories_top_level", "top-level categories")):
+        cat = block.get(key)
+        if cat:
+            rows.append((f"Gwet's AC1 ({words} of overlapping spans)",
+                         ((cat.get("pooled") or {}).get("coefficients") or {}).get("gwet_ac1")))
+    return [(label, c) for label, c in rows if c is not None]
