@@ -116,8 +116,10 @@ def study_controls(study: Study) -> dict[int, SpanControl]:
         return {}
     rows = list(Candidate.objects.filter(item__study=study, is_spam=True)
                 .values_list("pk", "item_id", "item__spam_of_id", "system", "item__metadata"))
-    originals = {(item_id, system): pk for pk, item_id, system in Candidate.objects.filter(
-        item_id__in=[r[2] for r in rows if r[2] is not None]).values_list("pk", "item_id", "system")}
+    wanted = [r[2] for r in rows if r[2] is not None]
+    originals: dict[tuple[int | None, str], int] = {
+        (item_id, system): pk
+        for pk, item_id, system in Candidate.objects.filter(item_id__in=wanted).values_list("pk", "item_id", "system")}
     return {item_id: SpanControl(item_id=item_id, candidate_pk=pk, original_item_id=spam_of,
                                  original_candidate_pk=originals.get((spam_of, system)),
                                  error=ControlError.from_metadata(metadata))

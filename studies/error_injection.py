@@ -243,7 +243,8 @@ def _negation_dropped(text: str, language: str) -> list[Edit]:
             edit = _drop(NEGATION_DROPPED, text, m.start() - 1, m.end(), "")
             edits += [edit] if edit else []
     elif language == "fr":
-        pattern = rf"(?<![\w'’])(?:ne{_GAP}|n['’])([^\W\d_]+(?:['’][^\W\d_]+)?(?:{_GAP}[^\W\d_]+)?){_GAP}(?:pas|jamais|rien)(?![\w'’])"
+        verb = rf"[^\W\d_]+(?:['’][^\W\d_]+)?(?:{_GAP}[^\W\d_]+)?"  # "mange", "y a", "le fait"
+        pattern = rf"(?<![\w'’])(?:ne{_GAP}|n['’])({verb}){_GAP}(?:pas|jamais|rien)(?![\w'’])"
         for m in re.finditer(pattern, text, re.IGNORECASE):
             edit = _drop(NEGATION_DROPPED, text, m.start(), m.end(), _cased(m.group(1), m.group(0)))
             edits += [edit] if edit else []
