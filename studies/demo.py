@@ -24,6 +24,7 @@ from studies.demo_data import (  # noqa: F401 (re-exported: callers read them as
     pronoun_spans, target_side)
 from studies.demo_connectives import build_connective_preference
 from studies.demo_protocols import build_mt_correctness, build_mt_preference
+from studies.demo_span import build_esa_sentences, build_mqm_document
 
 STUDIES_DIR = Path(settings.BASE_DIR) / "fixtures" / "studies"
 
@@ -204,6 +205,8 @@ DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [_blinded(b) for b in (
     build_mt_preference,  # choice: reference vs MT, A / B / Neither / Invalid (studies/demo_protocols.py)
     build_mt_correctness,  # judgment: correct / incorrect of the marked pronouns (studies/demo_protocols.py)
     build_connective_preference,  # choice: connective kept vs deleted, DiP A.4 (studies/demo_connectives.py)
+    build_mqm_document,  # mqm: document blocks, default taxonomy with the Discourse branch (studies/demo_span.py)
+    build_esa_sentences,  # esa: one turn, spans then a 0-100 score (studies/demo_span.py)
 )]
 
 

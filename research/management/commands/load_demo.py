@@ -1,17 +1,21 @@
 import secrets
+import time
+from io import StringIO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.urls import reverse
 
 from annotation.links import invitation_url
+from annotation.models import Judgment
 from annotation.services import annotators_create
 from studies.demo import DEMO_STUDIES, write_study_files
 from studies.blinding import parsed_study_lint
 from studies.importing import StudyFileError, parse_study, study_import
-from studies.models import Status, Study
+from studies.models import Candidate, Status, Study
 
 ADMIN_USERNAME = "admin"
 
@@ -70,6 +74,44 @@ class Command(BaseCommand):
                     self.stdout.write(f"    {warning}")
             for annotator in annotators:
                 self.stdout.write(f"  annotator {annotator.code}: {invitation_url(annotator, base)}")
+        self._imported_mqm(base, reset=options["reset"])
+
+    def _imported_mqm(self, base: str, *, reset: bool) -> None:
+        """The WMT21 TED en→de expert MQM subset as an imported (closed) study, with BLEU, chrF and TER run on it.
+
+        Through ``import_judgments --format mqm-tsv``'s own function, so the demo's study is what a
+        researcher gets from the command; the evaluators take a few seconds on its 1,313 candidates.
+        """
+        from annotation.judgment_import import JudgmentImportError
+        from annotation.judgment_import_mqm import mqm_tsv_import
+        from studies.demo_span import WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG
+
+        slug = WMT_MQM_SLUG
+        if reset:
+            Study.objects.filter(slug=slug).delete()
+        study = Study.objects.filter(slug=slug).first()
+        state = "already loaded"
+        if study is None:
+            try:
+                study = mqm_tsv_import(name=WMT_MQM_FIXTURE.name, content=WMT_MQM_FIXTURE.read_text(encoding="utf-8"),
+                                       slug=slug, unclosed="close-at-end")  # one row of the release never closes <v>
+            except JudgmentImportError as exc:
+                raise CommandError(f"demo study {slug}: " + "; ".join(exc.errors))
+            Study.objects.filter(pk=study.pk).update(
+                title="WMT21 TED talks en→de: expert MQM (Google; imported subset)",
+                description=f"{study.description}\n\n{WMT_MQM_ATTRIBUTION}")
+            started = time.monotonic()
+            call_command("evaluate", slug, *[f"--evaluator={name}" for name in WMT_MQM_EVALUATORS], stdout=StringIO())
+            state = (f"imported from fixtures/wmt-mqm/{WMT_MQM_FIXTURE.name}; "
+                     f"{', '.join(WMT_MQM_EVALUATORS)} run in {time.monotonic() - started:.1f} s")
+        n_items = study.items.filter(is_spam=False).count()
+        n_judgments = Judgment.objects.filter(assignment__annotator__study=study).count()
+        n_systems = Candidate.objects.filter(item__study=study).values("system").distinct().count()
+        self.stdout.write(f"\nStudy {slug} ({state}): {n_items} items, {n_systems} systems (reference included), "
+                          f"{n_judgments} judgments by {study.annotators.count()} raters, MQM (closed)")
+        self.stdout.write(f"  page:    {base}{reverse('studies:detail', args=[slug])}")
+        self.stdout.write(f"  report:  {base}{reverse('evaluators:report', args=[slug])}")
+        self.stdout.write(f"  compare: {base}{reverse('compare-report', args=[slug])}")
 
     def _admin_account(self) -> str:
         """Create the superuser ``admin``, or reset its password: the printed password always works."""
