@@ -261,7 +261,7 @@
     var q = filter.value.trim().toLowerCase();
     var first = null;
     all(panel(), "[data-cat]").forEach(function (o) {
-      var hit = !q || o.textContent.toLowerCase().indexOf(q) >= 0;
+      var hit = !q || o.dataset.cat.toLowerCase().indexOf(q) >= 0;  /* by name (descriptions would blur it) */
       o.hidden = !hit;
       if (hit && !first) first = o;
     });

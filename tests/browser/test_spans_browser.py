@@ -43,6 +43,7 @@ def open_page(live_server, browser, viewport: dict[str, int], study) -> tuple[An
 
 def drag_select(page, selector: str, a: int, b: int) -> None:
     """Select characters [a, b) of the column with the mouse, as a person would (press, move, release)."""
+    page.locator(selector).scroll_into_view_if_needed()
     edges = page.evaluate(CHAR_EDGES, [selector, a, b])
     page.mouse.move(edges["x1"], edges["y1"])
     page.mouse.down()
@@ -121,5 +122,178 @@ def test_mqm_marks_by_mouse_and_keyboard_are_stored_as_offsets(live_server, chro
             {"start": 4, "end": 7, "side": "source", "severity": "critical", "category": "Accuracy/Omission"}]
         assert answer[pks[ids[1]]]["spans"] == [
             {"start": 3, "end": 8, "side": "target", "severity": "minor", "category": "Fluency/Grammar"}]
+    finally:
+        context.close()
+
+
+def test_esa_slider_by_keyboard_nudge_and_unanswered_focus(live_server, chromium_browser, screenshot_dir):
+    study = span_study(slug="esa-page", protocol="esa", candidates=2)
+    context, page, annotator = open_page(live_server, chromium_browser, DESKTOP, study)
+    try:
+        assert page.locator("#span-cat-filter").count() == 0  # ESA: no categories
+        assert page.locator("[data-span-panel] [data-sev]").evaluate_all("bs => bs.map(b => b.dataset.sev)") == [
+            "minor", "major"]
+        anchors = page.locator("#score-A-anchors li").all_inner_texts()
+        assert [a.split()[0] for a in anchors] == ["0", "33", "66", "100"]
+        assert "No meaning preserved" in anchors[0] and "Perfect meaning and grammar" in anchors[3]
+        # Next is not allowed yet: it says why and the focus goes to the first unanswered candidate's slider.
+        page.locator("button[type=submit]").click()
+        assert page.locator("[data-span-summary]").is_visible()
+        assert page.evaluate("document.activeElement.id") == "score-A"
+        assert page.locator("#cand-A-problem").is_visible()
+        assert Judgment.objects.count() == 0
+        # The slider by keyboard: arrows move 1, PageUp/PageDown 10.
+        page.keyboard.press("ArrowRight")
+        assert page.input_value("[name^=score-]:visible >> nth=0") == "51"
+        page.keyboard.press("PageUp")
+        page.keyboard.press("PageUp")
+        page.keyboard.press("ArrowLeft")
+        assert page.locator("#score-A").input_value() == "70"
+        for _ in range(6):
+            page.keyboard.press("PageDown")
+        assert page.locator("#score-A").input_value() == "10"
+        assert not page.locator("#cand-A-problem").is_visible()
+        # Candidate B: a major error by mouse, and a high score.
+        b_text = text_of(page, "B")
+        drag_select(page, "#cand-B-text", 0, 2)
+        page.locator("[data-span-panel]").wait_for(state="visible")
+        page.keyboard.press("M")  # major
+        page.locator("#score-B").focus()
+        page.keyboard.press("End")
+        page.screenshot(path=str(screenshot_dir / "spans-esa-desktop.png"), full_page=True)
+        # Low score with no error (A) and a high score with a major error (B): asked once, not blocked.
+        page.locator("button[type=submit]").click()
+        assert page.locator("[data-cand] [data-nudge]:visible").count() == 2
+        assert Judgment.objects.count() == 0
+        page.screenshot(path=str(screenshot_dir / "spans-esa-nudge.png"), full_page=True)
+        ids = card_ids(page)
+        page.locator("button[type=submit]").click()
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        answer, pks = stored(annotator)
+        assert answer[pks[ids[0]]] == {"spans": [], "score": 10}
+        assert answer[pks[ids[1]]] == {"spans": [{"start": 0, "end": 2, "side": "target", "severity": "major"}],
+                                       "score": 100}
+        assert page.locator("#cand-B-text mark").count() == 0  # the next item
+        assert b_text[0:2].strip()
+    finally:
+        context.close()
+
+
+def test_esa_phone_screenshot_and_da_is_the_slider_alone(live_server, chromium_browser, screenshot_dir):
+    study = span_study(slug="esa-phone", protocol="esa", candidates=2)
+    context, page, _ = open_page(live_server, chromium_browser, PHONE, study)
+    try:
+        page.screenshot(path=str(screenshot_dir / "spans-esa-phone.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()
+    da = span_study(slug="da-page", protocol="esa", candidates=2, esa_spans=False)
+    context, page, annotator = open_page(live_server, chromium_browser, DESKTOP, da)
+    try:
+        assert page.locator("[data-span-panel]").count() == 0
+        assert page.locator("[data-col][tabindex]").count() == 0  # nothing to mark
+        ids = card_ids(page)
+        page.locator("#score-A").focus()
+        page.keyboard.press("Home")
+        page.locator(f"[name=score-{ids[1]}]").fill("80")  # the typed score moves the slider too
+        assert page.locator("#score-B").input_value() == "80"
+        page.locator("button[type=submit]").click()
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        answer, pks = stored(annotator)
+        assert answer == {pks[ids[0]]: {"spans": [], "score": 0}, pks[ids[1]]: {"spans": [], "score": 80}}
+    finally:
+        context.close()
+
+
+def test_rtl_candidate_spans_are_logical_offsets(live_server, chromium_browser, screenshot_dir):
+    study = span_study(slug="rtl-page", protocol="mqm", candidates=2, arabic=True)
+    context, page, annotator = open_page(live_server, chromium_browser, DESKTOP, study)
+    try:
+        assert page.locator("#cand-A-text").get_attribute("dir") == "rtl"
+        a_text, b_text = text_of(page, "A"), text_of(page, "B")
+        first_word = a_text.split()[0]
+        drag_select(page, "#cand-A-text", 0, len(first_word))  # by mouse, from its right edge
+        page.locator("[data-span-panel]").wait_for(state="visible")
+        page.keyboard.type("mistrans")
+        page.keyboard.press("Enter")
+        page.keyboard.press("1")
+        assert page.locator("#cand-A-text mark").inner_text() == first_word
+        # Keyboard in right-to-left text: ArrowLeft moves forward (to the next character in reading order).
+        second = b_text.split()[1]
+        start = b_text.index(second)
+        keyboard_select(page, "#cand-B-text", start, start + len(second), forward="ArrowLeft")
+        page.locator("[data-span-panel]").wait_for(state="visible")
+        page.keyboard.type("spell")
+        page.keyboard.press("Enter")
+        page.keyboard.press("2")
+        assert page.locator("#cand-B-text mark").inner_text() == second
+        page.screenshot(path=str(screenshot_dir / "spans-mqm-rtl.png"), full_page=True)
+        ids = card_ids(page)
+        page.locator("button[type=submit]").click()
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        answer, pks = stored(annotator)
+        assert answer[pks[ids[0]]]["spans"] == [{"start": 0, "end": len(first_word), "side": "target",
+                                                 "severity": "minor", "category": "Accuracy/Mistranslation"}]
+        assert answer[pks[ids[1]]]["spans"] == [{"start": start, "end": start + len(second), "side": "target",
+                                                 "severity": "major", "category": "Fluency/Spelling"}]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "esa"])
+def test_span_pages_are_axe_clean(live_server, chromium_browser, protocol):
+    problems: list[str] = []
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        study = span_study(slug=f"axe-{protocol}-{name}", protocol=protocol, candidates=2)
+        context, page, _ = open_page(live_server, chromium_browser, viewport, study)
+        try:
+            drag_select(page, "#cand-A-text", 0, 2)
+            page.locator("[data-span-panel]").wait_for(state="visible")
+            problems.extend(describe(axe_violations(page), f"{protocol} popup ({name})"))
+            page.keyboard.press("Escape")
+            page.locator("button[type=submit]").click()  # nothing answered: the messages beside each candidate
+            problems.extend(describe(axe_violations(page), f"{protocol} refused ({name})"))
+        finally:
+            context.close()
+    assert problems == []
+
+
+LONG_TASKS = """() => { window.__longTasks = [];
+  new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+    .observe({type: 'longtask'}); }"""
+
+
+def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_selecting(
+        live_server, chromium_browser, screenshot_dir):
+    study = study_import(status="open", data=span_document_file(slug="perf-doc", protocol="mqm",
+                                                                candidates=5, segments=10))
+    annotator = annotators_create(study=study)[0]
+    first = assignment_next(annotator=annotator)
+    assert first is not None
+    judgment_submit(assignment=first, payload={"annotations": {c.public_id: {"spans": []}
+                                                               for c in ordered_candidates(first)}})
+    context = chromium_browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+        page.locator("[data-span-cards][data-spans-ready]").wait_for()
+        assert page.locator("#cand-E-text [data-seg]").count() == 10
+        assert page.locator("#cand-E-source [data-seg]").count() == 10
+        page.evaluate(LONG_TASKS)
+        for letter in "ABCDE":  # mouse: a selection in each candidate, dragged over a few words
+            drag_select(page, f"#cand-{letter}-text", 0, 12)
+            page.locator("[data-span-panel]").wait_for(state="visible")
+            page.keyboard.type("pronoun")
+            page.keyboard.press("Enter")
+            page.keyboard.press("2")
+        page.focus("#cand-C-text")  # keyboard: extend a selection over 40 characters, one key at a time
+        for _ in range(40):
+            page.keyboard.press("Shift+ArrowRight")
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(300)
+        long_tasks = page.evaluate("window.__longTasks")
+        assert long_tasks == [], f"main-thread tasks over 50 ms while selecting: {long_tasks}"
+        assert page.locator("#cand-E-text mark.sev-major").count() >= 1
+        page.screenshot(path=str(screenshot_dir / "spans-mqm-document.png"), full_page=False)
     finally:
         context.close()
