@@ -453,3 +453,25 @@ def test_annotator_page_lists_a_missed_control_with_where_the_error_was(staff_cl
     record = control.metadata[CONTROL_ERROR_KEY]
     assert f"overlapping [{record['start']}, {record['end']})" in html
     assert f"minor [{record['start']}, {record['end']})" in html
+
+
+@pytest.mark.django_db
+def test_document_controls_keep_the_sentence_list_aligned():
+    data = span_study_file("mqm-doc", unit="document", spam_rate=0.5)
+    for i, item in enumerate(data["items"]):
+        item["source_sentences"] = [f"Quelle {i}a.", f"Quelle {i}b."]
+        item.pop("source")
+        for k, candidate in enumerate(item["candidates"]):
+            candidate["sentences"] = [TEXTS[(i + k) % len(TEXTS)], TEXTS[(i + k + 2) % len(TEXTS)]]
+            candidate.pop("text")
+    study = study_import(status="open", data=data)
+    assert len(controls_of(study)) == 3
+    for control in controls_of(study):
+        bad = degraded(control)
+        record = control.metadata[CONTROL_ERROR_KEY]
+        assert "\n".join(bad.sentences) == bad.text and len(bad.sentences) == 2
+        original = control.spam_of.candidates.get(system=bad.system)
+        changed = [k for k in range(2) if bad.sentences[k] != original.sentences[k]]
+        assert len(changed) == 1  # one sentence carries the error, the other is untouched
+        line_start = bad.text.index(bad.sentences[changed[0]])
+        assert line_start <= record["start"] < record["end"] <= line_start + len(bad.sentences[changed[0]])
