@@ -217,11 +217,12 @@ def _edited_sentences(text: str, sentences: list[str], edit: error_injection.Edi
     return None
 
 
-def _control_copy(study: Study, item: Item, rng: random.Random, vocabulary: list[str]) -> Item | None:
+def _control_copy(study: Study, item: Item, rng: random.Random, vocabularies: dict[str, list[str]]) -> Item | None:
     """A span study's control copy of ``item``: one candidate with one generated error; None when none fits."""
     candidates = list(item.candidates.all())
     victim = spam_victim(candidates, rng)
     language = item.target_language or study.target_language
+    vocabulary = vocabularies.get(error_injection.language_of(language), [])
     error = error_injection.inject_error(victim.text, language, vocabulary, rng)
     if error is None:
         return None
@@ -272,7 +273,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
     real_ids = list(study.items.filter(is_spam=False).order_by("pk").values_list("pk", flat=True))
     rng = random.Random(f"{study.seed}:spam")
     wanted = spam_count(len(real_ids), study.spam_rate)
-    vocabulary = _study_vocabulary(study) if wanted and study.protocol in SPAN_PROTOCOLS else []
+    vocabularies = _study_vocabularies(study) if wanted and study.protocol in SPAN_PROTOCOLS else {}
     created: list[Item] = []
     order = rng.sample(real_ids, len(real_ids))
     # Load only the items the draw reaches, a batch at a time (a few are skipped as too short to scramble).
@@ -285,7 +286,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
         for pk in chunk:
             if len(created) == wanted:
                 break
-            copy = (_control_copy(study, loaded[pk], rng, vocabulary) if study.protocol in SPAN_PROTOCOLS
+            copy = (_control_copy(study, loaded[pk], rng, vocabularies) if study.protocol in SPAN_PROTOCOLS
                     else _spam_copy(study, loaded[pk], rng))
             if copy is not None:
                 created.append(copy)
@@ -293,11 +294,17 @@ def spam_items_create(*, study: Study) -> list[Item]:
     return created
 
 
-def _study_vocabulary(study: Study) -> list[str]:
-    """The content words of the study's real candidates: what a replaced content word is drawn from."""
-    texts = (Candidate.objects.filter(item__study=study, item__is_spam=False).order_by("pk")
-             .values_list("text", flat=True).iterator(chunk_size=2000))
-    return error_injection.content_vocabulary(texts, error_injection.language_of(study.target_language))
+def _study_vocabularies(study: Study) -> dict[str, list[str]]:
+    """The content words of the study's real candidates by target language: what a replaced word is drawn from.
+
+    By language so that a study mixing directions replaces a French word by a French one.
+    """
+    texts: dict[str, list[str]] = {}
+    rows = (Candidate.objects.filter(item__study=study, item__is_spam=False).order_by("pk")
+            .values_list("item__target_language", "text").iterator(chunk_size=2000))
+    for item_language, text in rows:
+        texts.setdefault(error_injection.language_of(item_language or study.target_language), []).append(text)
+    return {language: error_injection.content_vocabulary(group, language) for language, group in texts.items()}
 
 
 def _number_spam_documents(study: Study, created: list[Item]) -> None:

@@ -475,3 +475,24 @@ def test_document_controls_keep_the_sentence_list_aligned():
         assert len(changed) == 1  # one sentence carries the error, the other is untouched
         line_start = bad.text.index(bad.sentences[changed[0]])
         assert line_start <= record["start"] < record["end"] <= line_start + len(bad.sentences[changed[0]])
+
+
+@pytest.mark.django_db
+def test_a_replaced_content_word_comes_from_candidates_in_the_same_language():
+    english = ["Green apples taste sweet.", "Brown bread smells good.", "Cold water feels fresh."]
+    french = ["Pommes vertes, goût sucré.", "Pain complet, odeur agréable.", "Eau froide, sensation fraîche."]
+    items = [{"id": f"{lang}-{i}", "source": "Quelle.", "target_language": lang,
+              "candidates": [{"system": "ref", "text": text, "is_reference": True},
+                             {"system": "sysA", "text": text.replace(".", " !")}]}
+             for lang, texts in (("en", english), ("fr", french)) for i, text in enumerate(texts)]
+    data = {"slug": "mixed", "title": "Mixed", "protocol": "esa", "items": items,
+            "settings": {"redundancy": 1, "spam_rate": 0.5, "seed": 3, "instructions": "Score.", "unit": "sentence"}}
+    study = study_import(status="open", data=data)
+    vocabulary = {"en": {w for t in english for w in re.findall(r"\w+", t)},
+                  "fr": {w for t in french for w in re.findall(r"\w+", t)}}
+    controls = controls_of(study)
+    assert {c.target_language for c in controls} == {"en", "fr"}
+    for control in controls:
+        record = control.metadata[CONTROL_ERROR_KEY]
+        assert record["kind"] == ei.CONTENT_WORD
+        assert record["after"].lower() in {w.lower() for w in vocabulary[control.target_language]}
