@@ -186,7 +186,7 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
     """Quality figures for every annotator of a study (or the given ones), in arrival order.
 
     Three queries whatever the number of annotators, items or judgments (one more for ``n_skipped``
-    when the annotators are given).
+    when the annotators are given; two more in MQM/ESA studies for the control items' records).
     """
     if annotators is None:
         annotators = list(study.annotators.order_by("sequence").annotate(
