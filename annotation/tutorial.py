@@ -32,11 +32,6 @@ from annotation.rendering import highlighted_lines, instructions_html
 from annotation.screens import DEFAULT_QUESTION, option_views, readable_errors
 from annotation.views import _message, annotator_required
 
-#: The question of span protocols, when the study sets none (screens.DEFAULT_QUESTION has the others).
-SPAN_QUESTION = {Protocol.MQM: "Mark the errors of the translation, with their severity and category.",
-                 Protocol.ESA: "Mark the errors of the translation, then score it from 0 to 100."}
-
-
 @require_GET
 @annotator_required
 def tutorial_next(request: HttpRequest, annotator: Annotator) -> HttpResponse:
@@ -55,8 +50,9 @@ def tutorial_step(request: HttpRequest, annotator: Annotator, step: int) -> Http
     study = annotator.study
     items = tf.tutorial_items(study)
     if not 1 <= step <= len(items):
-        return _message(request, status=404, title=_("Practice item not found"), study=study,
-                        message=_("This study has no such practice item. Open the link from your invitation again."))
+        return _message(request, status=404, title=_("Item not found"), study=study,
+                        message=_("This item is not one of yours. Open the link from your invitation again to go "
+                                  "on with your own items."))
     cands = tf.ordered_candidates(study, annotator, step - 1)
     if request.method == "GET":
         return _page(request, annotator, step, cands)
@@ -102,7 +98,7 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
                         "span_rows": range(tf.SPAN_ROWS), "feedback": rows.get(c["id"])}
                        for k, c in enumerate(cands)]
     protocol = Protocol(study.protocol)
-    question = study.question or (DEFAULT_QUESTION.get(protocol) or SPAN_QUESTION[protocol])
+    question = study.question or DEFAULT_QUESTION[protocol]
     context = {
         **page_context(study),
         "study": study, "annotator": annotator, "step": step, "total": len(tf.tutorial_items(study)),

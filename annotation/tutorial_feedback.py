@@ -94,10 +94,11 @@ def payload_from_form(*, study: Study, cands: list[dict[str, Any]], data: QueryD
             return {"annotations": raw}
     annotations: dict[str, Any] = {}
     problems: list[str] = []
+    letters = letters_of(cands)
     for cand in cands:
         entry: dict[str, Any] = {}
         if study.uses_spans:
-            entry["spans"] = _form_spans(study, cand, data, problems)
+            entry["spans"] = _form_spans(study, cand, letters[cand["id"]], data, problems)
         if study.uses_score:
             score = data.get(f"score-{cand['id']}", "").strip()
             entry["score"] = _number_or_text(score) if score else None
@@ -114,7 +115,8 @@ def _number_or_text(raw: str) -> Any:
         return raw  # refused by the validator with its message
 
 
-def _form_spans(study: Study, cand: dict[str, Any], data: QueryDict, problems: list[str]) -> list[dict[str, Any]]:
+def _form_spans(study: Study, cand: dict[str, Any], letter: str, data: QueryDict,
+                problems: list[str]) -> list[dict[str, Any]]:
     spans = []
     for k in range(SPAN_ROWS):
         words = data.get(f"span-{cand['id']}-{k}-text", "").strip()
@@ -122,8 +124,8 @@ def _form_spans(study: Study, cand: dict[str, Any], data: QueryDict, problems: l
             continue
         start = cand["text"].find(words)
         if start < 0:
-            problems.append(_("candidate %(id)s: the words “%(words)s” are not in its text.")
-                            % {"id": cand["id"], "words": words})
+            problems.append(_("Candidate %(letter)s: the words “%(words)s” are not in its text.")
+                            % {"letter": letter, "words": words})
             continue
         span: dict[str, Any] = {"start": start, "end": start + len(words), "side": "target",
                                 "severity": data.get(f"span-{cand['id']}-{k}-severity", "")}

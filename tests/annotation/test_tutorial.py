@@ -287,3 +287,14 @@ def test_unknown_step_is_a_polite_404():
     study = ranking_study()
     annotator = annotators_create(study=study)[0]
     assert Client().get(step_url(annotator, 3)).status_code == 404
+
+
+def test_practice_page_and_feedback_in_the_interface_language():
+    study = make("ranking", [tutorial_item(2, {"ranks": {"SYSgoldwin": 1, "SYSmiddling": 2}})], slug="frtut",
+                 interface_language="fr")
+    annotator = annotators_create(study=study)[0]
+    client = Client()
+    assert "Élément d'entraînement 1 sur 1" in client.get(step_url(annotator, 1)).content.decode()
+    ids = ids_by_system(study)
+    body = post_json(client, annotator, 1, {"ranks": {ids["SYSgoldwin"]: 2, ids["SYSmiddling"]: 1}}).json()
+    assert any(m.startswith("Traduction ") and "rang attendu 1" in m for m in body["messages"])
