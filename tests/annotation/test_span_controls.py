@@ -496,3 +496,23 @@ def test_a_replaced_content_word_comes_from_candidates_in_the_same_language():
         record = control.metadata[CONTROL_ERROR_KEY]
         assert record["kind"] == ei.CONTENT_WORD
         assert record["after"].lower() in {w.lower() for w in vocabulary[control.target_language]}
+
+
+@pytest.mark.django_db
+def test_span_quality_takes_the_same_queries_whatever_the_number_of_annotators():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.quality import study_quality
+
+    study = study_import(status="open", data=span_study_file("esa-queries", protocol="esa", redundancy=3))
+    first, *others = annotators_create(study=study, count=3)
+    work_through(first, esa_answer(80, 20))
+    with CaptureQueriesContext(connection) as one:
+        study_quality(study=study)
+    for annotator in others:
+        work_through(annotator, esa_answer(70, 30))
+    with CaptureQueriesContext(connection) as three:
+        rows = study_quality(study=study)
+    assert len(three.captured_queries) == len(one.captured_queries) <= 5
+    assert [row.spam_seen for row in rows] == [3, 3, 3]
