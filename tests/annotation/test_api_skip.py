@@ -231,3 +231,20 @@ def test_skips_are_counted_per_annotator_in_the_quality_json(capsys):
     assert rows[b.code]["n_skipped"] == 0
     # The same figure for one annotator alone (its own query).
     assert [q.n_skipped for q in study_quality(study=study, annotators=[a])] == [2]
+
+
+def test_an_excluded_annotators_skip_is_stored_but_frees_no_slot_and_reinclusion_does_not_count_it():
+    """Their pending assignment stopped counting when they were excluded: the skip must not free it again."""
+    from annotation.services_quality import annotator_exclude, annotator_include
+    study = make_study(slug="excl", n_items=2, settings={"redundancy": 1})
+    annotator = annotators_create(study=study)[0]
+    client = annotator_client(annotator)
+    data = next_item(client)
+    annotator_exclude(annotator=annotator, reason="Failed every check.")
+    assert item_of(data).n_assigned == 0
+    assert skip(client, data["assignment"], {"reason": REASON}).status_code == 200
+    assert Assignment.objects.get(public_id=data["assignment"]).status == AssignmentStatus.SKIPPED
+    assert item_of(data).n_assigned == 0
+    annotator.refresh_from_db()
+    annotator_include(annotator=annotator)
+    assert item_of(data).n_assigned == 0  # a skipped assignment holds no slot, excluded or not
