@@ -10,6 +10,15 @@ otherwise candidates carry a placeholder text and the settings are inferred
 (ties allowed when a judgment has tied ranks; the choice options and labels
 that were used).
 
+MQM and ESA/DA exports carry two more columns, ``score`` (the candidate's
+0–100 ESA/DA score) and ``spans`` (its error spans, JSON text): a candidate
+whose two cells are empty was not rated in that judgment. Without
+``--study-file`` the span settings are inferred too (``esa_spans`` on when a
+span was marked; severities and MQM categories beyond the defaults added).
+
+Formats ``scores``, ``appraise-csv`` and ``mtme`` (score files from elsewhere)
+live in ``annotation.judgment_import_scores``; this module dispatches to it.
+
 The study is created **closed** (nothing is handed out), with its
 provenance (file name, format, SHA-256, import time) on the study. Every
 problem is named by line, and nothing is stored unless the whole file is
@@ -21,7 +30,7 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -30,22 +39,20 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from studies.importing import StudyFileError, items_create, parse_study
-from studies.models import Candidate, Item, Protocol, Status, Study
+from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
+                                             JudgmentImportError, number, record_provenance, study_create)
+from studies import taxonomy as tx
+from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 
 FORMATS = ("export", "scores", "appraise-csv", "mtme", "mqm-tsv")
-SUPPORTED = ("export",)
+SUPPORTED = ("export", "scores", "appraise-csv", "mtme")
+#: Formats read by ``annotation.judgment_import_scores`` (one score per annotator, system and segment).
+SCORE_FORMATS = ("scores", "appraise-csv", "mtme")
+__all__ = ["FORMATS", "SUPPORTED", "SCORE_FORMATS", "JudgmentImportError", "judgments_import", "read_study_file",
+           "parse_export", "PLACEHOLDER", "MAX_ERRORS", "SPAM_SUFFIX", "CHECK_SUFFIX", "CONTROL_SUFFIXES", "number",
+           "record_provenance", "study_create"]
 REQUIRED = ("item", "document", "annotator", "system", "is_reference", "is_spam", "rank", "choice", "label",
             "screen_position", "started_at", "submitted_at", "duration_ms")
-PLACEHOLDER = "(text not in the imported file)"
-MAX_ERRORS = 50
-SPAM_SUFFIX = "~spam"
-
-
-class JudgmentImportError(ValueError):
-    def __init__(self, errors: list[str]):
-        super().__init__("\n".join(errors))
-        self.errors = errors
 
 
 @dataclass
@@ -73,6 +80,8 @@ class _Row:
     protocol: str
     excluded: bool
     pilot: bool
+    score: int | float | None = None
+    spans: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -132,6 +141,62 @@ def _time(value: Any) -> datetime | None:
     return parsed
 
 
+def _score_cell(value: Any, problems: list[str]) -> int | float | None:
+    """The ``score`` column: empty = not rated; else a number from 0 to 100 (the ESA/DA scale)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    parsed = number(value)
+    if isinstance(parsed, str):
+        problems.append(f"score {parsed}")
+        return None
+    if not tx.SCORE_MIN <= parsed <= tx.SCORE_MAX:
+        problems.append(f"score {parsed} is outside {tx.SCORE_MIN}–{tx.SCORE_MAX}")
+        return None
+    return parsed
+
+
+def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
+    """The ``spans`` column: empty = not rated; else a JSON list of error spans, checked field by field.
+
+    Offsets cannot be checked against the texts (an export has none); everything else is.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            problems.append(f"spans: not valid JSON ({exc.msg})")
+            return None
+    if not isinstance(value, list):
+        problems.append("spans: must be a JSON list of error spans")
+        return None
+    spans = []
+    for k, span in enumerate(value):
+        where = f"spans[{k}]"
+        if not isinstance(span, dict):
+            problems.append(f"{where}: must be an object")
+            continue
+        unknown = sorted(set(span) - {"start", "end", "side", "severity", "category", "note"})
+        start, end = span.get("start"), span.get("end")
+        if unknown:
+            problems.append(f"{where}: unknown field(s) {', '.join(unknown)}")
+        elif (isinstance(start, bool) or not isinstance(start, int) or isinstance(end, bool)
+              or not isinstance(end, int) or not 0 <= start < end):
+            problems.append(f"{where}: start and end must be whole numbers with 0 <= start < end")
+        elif span.get("side", "target") not in ("target", "source"):
+            problems.append(f"{where}.side: {span.get('side')!r} is not target or source")
+        elif span.get("severity") not in tx.ALLOWED_SEVERITIES:
+            problems.append(f"{where}.severity: {span.get('severity')!r} is not one of "
+                            f"{', '.join(tx.ALLOWED_SEVERITIES)}")
+        elif not isinstance(span.get("category", ""), str) or not isinstance(span.get("note", ""), str):
+            problems.append(f"{where}: category and note must be strings")
+        else:
+            spans.append({**span, "side": span.get("side", "target")})
+    spans.sort(key=lambda s: (s["side"] != "target", s["start"], s["end"]))
+    return spans
+
+
 def parse_export(name: str, content: str) -> list[_Row]:
     """The rows of an export file; JudgmentImportError naming every bad line."""
     records = _records(name, content)
@@ -177,8 +242,11 @@ def parse_export(name: str, content: str) -> list[_Row]:
         protocol = text.get("protocol", "")
         if protocol and protocol not in Protocol.values:
             problems.append(f"protocol {protocol!r} is not one of {', '.join(Protocol.values)}")
-        if flags["is_spam"] != text.get("item", "").endswith(SPAM_SUFFIX):
-            problems.append(f"item {text.get('item')!r}: is_spam must be true exactly for ids ending in {SPAM_SUFFIX}")
+        if flags["is_spam"] != text.get("item", "").endswith(CONTROL_SUFFIXES):
+            problems.append(f"item {text.get('item')!r}: is_spam must be true exactly for ids ending in "
+                            f"{' or '.join(CONTROL_SUFFIXES)}")
+        score = _score_cell(rec.get("score"), problems)
+        spans = _spans_cell(rec.get("spans"), problems)
         if problems:
             errors.extend(f"{name}: line {line}: {p}" for p in problems)
             if len(errors) >= MAX_ERRORS:
@@ -195,7 +263,7 @@ def parse_export(name: str, content: str) -> list[_Row]:
                          client_duration_ms=client_duration if isinstance(client_duration, int) else None,
                          judgment=text.get("judgment", ""), revision=revision if isinstance(revision, int) else 1,
                          is_current=bool(current), phenomenon=text.get("phenomenon", ""), protocol=protocol,
-                         excluded=flags["excluded"], pilot=flags["pilot"]))
+                         excluded=flags["excluded"], pilot=flags["pilot"], score=score, spans=spans))
     if errors:
         raise JudgmentImportError(errors)
     return rows
@@ -251,8 +319,58 @@ def _check_consistency(name: str, rows: list[_Row], judgments: list[_Judgment], 
             errors.append(f"{name}: line {first_row.line}: choice is empty in a choice study")
         if protocol == Protocol.JUDGMENT and not first_row.label:
             errors.append(f"{name}: line {first_row.line}: label is empty in a judgment study")
+        if protocol in SPAN_PROTOCOLS:
+            errors.extend(f"{name}: {problem}" for problem in _span_problems(judgment, protocol))
     if errors:
         raise JudgmentImportError(errors[:MAX_ERRORS])
+
+
+def _span_problems(judgment: _Judgment, protocol: str) -> list[str]:
+    """MQM/ESA: a judgment rates at least one candidate; ESA needs its score, MQM its spans with categories."""
+    rated = [r for r in judgment.rows if r.score is not None or r.spans is not None]
+    if not rated:
+        return [f"line {judgment.rows[0].line}: judgment {judgment.key!r} rates no candidate (score and spans "
+                "are empty on all its rows)"]
+    problems = []
+    for row in rated:
+        if protocol == Protocol.ESA and row.score is None:
+            problems.append(f"line {row.line}: score is empty in an esa study")
+        if protocol == Protocol.MQM and row.spans is None:
+            problems.append(f"line {row.line}: spans is empty in an mqm study ([] = no error)")
+        for k, span in enumerate(row.spans or []):
+            if protocol == Protocol.MQM and not str(span.get("category", "")).strip():
+                problems.append(f"line {row.line}: spans[{k}].category: required in an mqm study")
+            if protocol == Protocol.ESA and span.get("category"):
+                problems.append(f"line {row.line}: spans[{k}].category: ESA spans have no category")
+            if protocol == Protocol.ESA and span["severity"] not in tx.ESA_SEVERITIES:
+                problems.append(f"line {row.line}: spans[{k}].severity: {span['severity']!r} is not an ESA "
+                                f"severity ({', '.join(tx.ESA_SEVERITIES)})")
+    return problems
+
+
+def _span_settings(protocol: str, rows: list[_Row], settings: dict[str, Any]) -> None:
+    """Span settings an export does not carry, inferred unless the study file gives them.
+
+    ``esa_spans``: on when any span was marked (a DA export and an ESA export without a single error mark
+    look the same; their numbers do too). Severities and MQM categories used beyond the defaults are added,
+    so the study describes every answer it holds.
+    """
+    spans = [span for r in rows for span in (r.spans or [])]
+    if protocol == Protocol.ESA and "esa_spans" not in settings:
+        settings["esa_spans"] = bool(spans)
+    default = list(tx.ESA_SEVERITIES if protocol == Protocol.ESA else tx.MQM_SEVERITIES)
+    severities = list(settings.get("severities") or default)
+    extra = [s for s in dict.fromkeys(span["severity"] for span in spans) if s not in severities]
+    if extra:
+        settings["severities"] = [s for s in tx.ALLOWED_SEVERITIES if s in severities + extra]
+    if protocol == Protocol.MQM:
+        taxonomy = tx.normalise_taxonomy(settings["taxonomy"]) if settings.get("taxonomy") else tx.DEFAULT_MQM_TAXONOMY
+        known = {c["name"].lower() for c in taxonomy}
+        missing = [c for c in dict.fromkeys(str(span.get("category", "")).strip() for span in spans)
+                   if c and c.lower() not in known]
+        if missing:
+            settings["taxonomy"] = list(taxonomy) + [
+                {"name": c, "description": "(a category of the imported file)", "examples": []} for c in missing]
 
 
 def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgments: list[_Judgment],
@@ -263,6 +381,9 @@ def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgmen
         if not row.is_spam:
             real_items.setdefault(row.item, []).append(row)
     given = {i["id"]: i for i in (study_file or {}).get("items", []) if isinstance(i, dict) and "id" in i}
+    if given:  # the study file's item order (statistics that lay units end to end depend on it)
+        rank = {item_id: k for k, item_id in enumerate(given)}
+        real_items = dict(sorted(real_items.items(), key=lambda kv: rank.get(kv[0], len(rank))))
     items = []
     for item_id, item_rows in real_items.items():
         systems: dict[str, bool] = {}
@@ -307,6 +428,8 @@ def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgmen
             seen.extend(p for p in parts if p not in seen)
         settings["labels"] = seen
         settings["multi_label"] = bool(settings.get("multi_label")) or multi
+    if protocol in SPAN_PROTOCOLS:
+        _span_settings(protocol, rows, settings)
     title = (study_file or {}).get("title") or f"Imported judgments: {name}"
     return {"slug": slug, "title": str(title)[:200], "protocol": protocol, "status": Status.CLOSED,
             "settings": settings, "items": items}
@@ -314,8 +437,13 @@ def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgmen
 
 @transaction.atomic
 def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
-                     study_file: dict[str, Any] | None = None) -> Study:
-    """Create a closed study holding every judgment of the file; JudgmentImportError (nothing stored) otherwise."""
+                     study_file: dict[str, Any] | None = None, reference_systems: list[str] | None = None,
+                     scale: str | None = None) -> Study:
+    """Create a closed study holding every judgment of the file; JudgmentImportError (nothing stored) otherwise.
+
+    ``reference_systems`` and ``scale`` are for the score formats (``judgment_import_scores``): the systems
+    that are human references, and the ``LOW:HIGH`` (or ``auto``) range mapped linearly onto 0–100.
+    """
     if fmt not in FORMATS:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
     if fmt not in SUPPORTED:
@@ -324,31 +452,31 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
                                    "assessment scores) is still to come"])
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
+    if fmt in SCORE_FORMATS:
+        from annotation.judgment_import_scores import scores_import  # it builds on this module's helpers
+        return scores_import(name=name, content=content, fmt=fmt, slug=slug,
+                             reference_systems=reference_systems or [], scale=scale)
+    if scale is not None:
+        raise JudgmentImportError(["--scale: only for the score formats (scores, appraise-csv, mtme)"])
     rows = parse_export(name, content)
+    if reference_systems:
+        named = set(reference_systems)
+        rows = [r if r.system not in named else _with_reference(r) for r in rows]
     protocol = _protocol(rows)
     judgments = _judgments(rows)
     _check_consistency(name, rows, judgments, protocol)
     data = _study_fields(name, slug, protocol, rows, judgments, study_file)
-    try:
-        parsed = parse_study(data)
-    except StudyFileError as exc:
-        raise JudgmentImportError([f"{name}: {e}" for e in exc.errors][:MAX_ERRORS]) from None
-    parsed.fields["status"] = Status.CLOSED
-    study = Study(**{k: v for k, v in parsed.fields.items()
-                     if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
-    study.save()
-    created = {i.external_id: i for i in items_create(study=study, items=parsed.items)}
+    study, created = study_create(name, data)
     _spam_items(study, rows, created)
     candidates = {(c.item_id, c.system): c for c in Candidate.objects.filter(item__study=study)}
     _store_judgments(study, judgments, created, candidates)
-    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-    imported_at = timezone.now().strftime("%Y-%m-%d %H:%M:%S UTC")
-    provenance = (f"Imported with import_judgments from {name} (format {fmt}; sha256 {digest}; {len(rows)} rows, "
-                  f"{len(judgments)} judgments) on {imported_at}.")
-    Study.objects.filter(pk=study.pk).update(
-        description=((study.description + "\n\n") if study.description else "") + provenance)
-    study.refresh_from_db()
-    return study
+    return record_provenance(study, name=name, fmt=fmt, content=content,
+                             summary=f"{len(rows)} rows, {len(judgments)} judgments")
+
+
+def _with_reference(row: _Row) -> _Row:
+    """--reference-system on an export: the named systems are references too (the file's flags are kept)."""
+    return replace(row, is_reference=True)
 
 
 def _spam_items(study: Study, rows: list[_Row], created: dict[str, Item]) -> None:
@@ -358,7 +486,8 @@ def _spam_items(study: Study, rows: list[_Row], created: dict[str, Item]) -> Non
             spam_rows.setdefault(row.item, []).append(row)
     n_docs = study.n_documents
     for k, (item_id, item_rows) in enumerate(spam_rows.items()):
-        base = created.get(item_id[:-len(SPAM_SUFFIX)])
+        suffix = next(x for x in CONTROL_SUFFIXES if item_id.endswith(x))
+        base = created.get(item_id[:-len(suffix)])
         item = Item.objects.create(study=study, external_id=item_id, is_spam=True, spam_of=base,
                                    document_id=item_rows[0].document, phenomenon=item_rows[0].phenomenon,
                                    doc_index=n_docs + k,
@@ -389,6 +518,16 @@ def _answer(protocol: str, rows: list[_Row], candidates: dict[tuple[int, str], C
             raise JudgmentImportError([f"line {rows[0].line}: choice {choice!r} is neither an option nor a system "
                                        f"of item {item.external_id!r}"])
         return {"choice": {"candidate": chosen.pk}}
+    if protocol in SPAN_PROTOCOLS:
+        annotations: dict[int, dict[str, Any]] = {}
+        for r in rows:
+            if r.score is None and r.spans is None:
+                continue  # not rated in this judgment
+            entry: dict[str, Any] = {"spans": r.spans or []}
+            if protocol == Protocol.ESA:
+                entry["score"] = r.score
+            annotations[candidates[(item.pk, r.system)].pk] = entry
+        return {"annotations": {str(pk): entry for pk, entry in sorted(annotations.items())}}
     return {"labels": rows[0].label.split("+")}
 
 

@@ -27,6 +27,11 @@ class Command(BaseCommand):
         parser.add_argument("--unclosed-spans", choices=UNCLOSED_CHOICES, default="error",
                             help="mqm-tsv: a <v> never closed is a bad row (error, default), or its span runs to "
                                  "the end of the text (close-at-end; one row of the WMT21 TED en-de release).")
+        parser.add_argument("--scale", metavar="LOW:HIGH",
+                            help="scores, appraise-csv, mtme: map scores linearly from LOW..HIGH onto the 0-100 "
+                                 "scale (LOW > HIGH turns lower-is-better round; write --scale=-25:0 for a "
+                                 "negative LOW), or 'auto' (the file's own minimum and maximum). Without it, "
+                                 "scores outside 0-100 are bad rows (docs/import.md).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
@@ -34,6 +39,9 @@ class Command(BaseCommand):
             content = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise CommandError(f"{path}: no such file", returncode=2)
+        except IsADirectoryError:
+            raise CommandError(f"{path}: is a directory; give one file (--format mtme: one LP.SCORER.seg.score "
+                               "file of the directory's human-scores)", returncode=2)
         except UnicodeDecodeError as exc:
             line = path.read_bytes()[:exc.start].count(b"\n") + 1
             raise CommandError(f"{path}: line {line}: not UTF-8", returncode=2)
@@ -54,7 +62,8 @@ class Command(BaseCommand):
                                        reference_systems=opts["reference_system"], unclosed=opts["unclosed_spans"])
             else:
                 study = judgments_import(name=path.name, content=content, fmt=opts["fmt"], slug=slug,
-                                         study_file=study_file)
+                                         study_file=study_file, reference_systems=opts["reference_system"],
+                                         scale=opts["scale"])
         except JudgmentImportError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)

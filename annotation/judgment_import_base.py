@@ -1,0 +1,73 @@
+"""What every ``import_judgments`` format shares: the error, the control-copy suffixes, number parsing,
+creating the closed study, and recording its provenance (``judgment_import`` and ``judgment_import_scores``).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.utils import timezone
+
+from studies.importing import ParsedStudy, StudyFileError, items_create, parse_study
+from studies.models import Item, Status, Study
+
+PLACEHOLDER = "(text not in the imported file)"
+MAX_ERRORS = 50
+SPAM_SUFFIX = "~spam"
+#: Repeated-item copies (Appraise's CHK items): control copies like spam ones, but nothing scrambled.
+CHECK_SUFFIX = "~chk"
+CONTROL_SUFFIXES = (SPAM_SUFFIX, CHECK_SUFFIX)
+
+
+class JudgmentImportError(ValueError):
+    """The file cannot be imported; ``errors`` names every problem (by file and line where there is one)."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+def number(value: Any) -> int | float | str:
+    """A finite number (ints kept as ints, so an export round-trips to the same text), else the problem."""
+    if isinstance(value, bool):
+        return f"{value!r} is not a number"
+    if isinstance(value, (int, float)):
+        result: int | float = value
+    else:
+        text = str(value).strip()
+        try:
+            result = int(text)
+        except ValueError:
+            try:
+                result = float(text)
+            except ValueError:
+                return f"{value!r} is not a number"
+    if isinstance(result, float) and (result != result or result in (float("inf"), float("-inf"))):
+        return f"{value!r} is not a finite number"
+    return result
+
+
+def study_create(name: str, data: dict[str, Any]) -> tuple[Study, dict[str, Item]]:
+    """The closed study of a study-file dict (validated by ``parse_study``) and its items by external id."""
+    try:
+        parsed: ParsedStudy = parse_study(data)
+    except StudyFileError as exc:
+        raise JudgmentImportError([f"{name}: {e}" for e in exc.errors][:MAX_ERRORS]) from None
+    parsed.fields["status"] = Status.CLOSED
+    study = Study(**{k: v for k, v in parsed.fields.items()
+                     if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+    study.save()
+    created = {i.external_id: i for i in items_create(study=study, items=parsed.items)}
+    return study, created
+
+
+def record_provenance(study: Study, *, name: str, fmt: str, content: str, summary: str) -> Study:
+    """Append where the judgments came from (file, format, SHA-256, counts, time) to the study's description."""
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    imported_at = timezone.now().strftime("%Y-%m-%d %H:%M:%S UTC")
+    provenance = (f"Imported with import_judgments from {name} (format {fmt}; sha256 {digest}; {summary}) "
+                  f"on {imported_at}.")
+    Study.objects.filter(pk=study.pk).update(
+        description=((study.description + "\n\n") if study.description else "") + provenance)
+    study.refresh_from_db()
+    return study
