@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from annotation.judgment_import import MAX_ERRORS, JudgmentImportError
@@ -271,44 +271,95 @@ def _batches(objs: list[Any], size: int = BATCH) -> Iterable[list[Any]]:
         yield objs[k:k + size]
 
 
-def _store(study: Study, plan: _Plan, items: list[Item], now: datetime) -> int:
-    """Annotators, assignments and judgments, in batches; returns the number of judgments."""
+def _fast_insert(model: type[models.Model], rows: list[dict[str, Any]], now: datetime) -> None:
+    """INSERT ``rows`` (dicts by attname) with ``executemany``, in batches -- no model instances.
+
+    Why: ``bulk_create`` builds a model instance and prepares every value of every row through its field
+    (about 10 µs a value); 100,000 MQM rows make ~100,000 candidates, assignments and judgments, and that
+    alone took most of a minute.  Here a column missing from the rows takes the value Django would give it
+    (its default -- a callable one, such as the opaque public ids, called per row -- else "" for a text
+    column, else NULL), ``auto_now``/``auto_now_add`` columns take
+    ``now``, and only JSON and date-time values go through the field's own conversion; strings, numbers,
+    booleans and foreign keys are passed as they are, which every backend accepts.  The columns come from
+    the model, so a field added later with a default needs no change here.
+    """
+    if not rows:
+        return
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    given = set(rows[0])
+    plan: list[tuple[models.Field, str, Any]] = []  # (field, "row" | "call" | "constant", constant)
+    for f in fields:
+        if f.attname in given:
+            plan.append((f, "row", None))
+        elif getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False):
+            plan.append((f, "constant", f.get_db_prep_save(now, connection)))
+        elif f.has_default() and callable(f.default):
+            plan.append((f, "call", None))
+        else:  # Django's own default: the field's, else "" for a text column, else NULL
+            default = f.get_default()
+            if default is None and not f.null:
+                raise ValueError(f"{model.__name__}.{f.attname}: no value and no default")
+            plan.append((f, "constant", f.get_db_prep_save(default, connection)))
+    convert = {f.attname: isinstance(f, (models.JSONField, models.DateTimeField)) for f in fields}
+    quote = connection.ops.quote_name
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _, _ in plan)}) "
+           f"VALUES ({', '.join(['%s'] * len(plan))})")
+    params = []
+    for row in rows:
+        values = []
+        for f, how, constant in plan:
+            if how == "constant":
+                values.append(constant)
+                continue
+            value = row[f.attname] if how == "row" else f.default()
+            values.append(f.get_db_prep_save(value, connection) if convert[f.attname] else value)
+        params.append(values)
+    with connection.cursor() as cursor:
+        for batch in _batches(params, 5000):
+            cursor.executemany(sql, batch)
+
+
+def _candidates(study: Study, parsed_items: list[dict[str, Any]], items: list[Item],
+                now: datetime) -> dict[tuple[int, str], tuple[int, int]]:
+    """Insert the candidates of the parsed items; (item pk, system) -> (candidate pk, position)."""
+    by_ext = {i.external_id: i.pk for i in items}
+    _fast_insert(Candidate, [{"item_id": by_ext[data["external_id"]], **c}
+                             for data in parsed_items for c in data["candidates"]], now)
+    return {(item_id, system): (pk, position) for pk, item_id, system, position in
+            Candidate.objects.filter(item__study=study).values_list("pk", "item_id", "system", "position")}
+
+
+def _store(study: Study, plan: _Plan, items: list[Item], cand: dict[tuple[int, str], tuple[int, int]],
+           now: datetime) -> int:
+    """Annotators, assignments and judgments; returns the number of judgments."""
     by_ext = {i.external_id: i for i in items}
     item_of = {key: by_ext[data["id"]] for key, data in plan.items.items()}
-    cand: dict[tuple[int, str], int] = {(item_id, system): pk for pk, item_id, system in
-                                        Candidate.objects.filter(item__study=study)
-                                        .values_list("pk", "item_id", "system")}
-    position = {pk: p for pk, p in Candidate.objects.filter(item__study=study).values_list("pk", "position")}
-    annotators = Annotator.objects.bulk_create(
+    Annotator.objects.bulk_create(
         [Annotator(study=study, external_id=r, sequence=n) for n, r in enumerate(plan.raters, start=1)],
         batch_size=BATCH)
-    if any(a.pk is None for a in annotators):  # backends that do not return pks from bulk_create
-        annotators = list(Annotator.objects.filter(study=study))
-    annotator_of = {a.external_id: a for a in annotators}
-    assignments: list[Assignment] = []
-    answers: list[dict[str, Any]] = []
+    annotator_of = dict(Annotator.objects.filter(study=study).values_list("external_id", "pk"))
+    assignments: list[dict[str, Any]] = []
+    answers: dict[tuple[int, int], dict[str, Any]] = {}
     sequence: dict[str, int] = {}
     for (rater, key), systems in plan.ratings.items():
         item = item_of[key]
         spans = {cand[(item.pk, system)]: s for system, s in systems.items()}
-        order = sorted(spans, key=position.__getitem__)
         sequence[rater] = sequence.get(rater, 0) + 1
-        assignments.append(Assignment(annotator=annotator_of[rater], item=item, sequence=sequence[rater],
-                                      candidate_order=order, status=AssignmentStatus.DONE, opened_at=now,
-                                      completed_at=now))
-        answers.append({"annotations": {str(pk): {"spans": spans[pk]} for pk in sorted(spans)}})
-    created: list[Assignment] = []
-    for batch in _batches(assignments):
-        created.extend(Assignment.objects.bulk_create(batch))
-    if any(a.pk is None for a in created):
-        by_pair = {(a.annotator_id, a.item_id): a for a in Assignment.objects.filter(item__study=study)}
-        created = [by_pair[(a.annotator_id, a.item_id)] for a in assignments]
-    judgments = [Judgment(assignment=a, revision=1, is_current=True, answer=answer, started_at=now,
-                          payload_digest=hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest())
-                 for a, answer in zip(created, answers)]
-    for batch in _batches(judgments):
-        Judgment.objects.bulk_create(batch)
-    _close_items(study, [a.item_id for a in created])
+        assignments.append({"annotator_id": annotator_of[rater], "item_id": item.pk, "sequence": sequence[rater],
+                            "candidate_order": [pk for pk, _ in sorted(spans, key=lambda c: c[1])],
+                            "status": AssignmentStatus.DONE.value, "opened_at": now, "completed_at": now})
+        answers[(annotator_of[rater], item.pk)] = {
+            "annotations": {str(pk): {"spans": spans[(pk, pos)]} for pk, pos in sorted(spans)}}
+    _fast_insert(Assignment, assignments, now)
+    judgments = []
+    for pk, annotator_id, item_id in (Assignment.objects.filter(item__study=study)
+                                      .values_list("pk", "annotator_id", "item_id")):
+        answer = answers[(annotator_id, item_id)]
+        judgments.append({"assignment_id": pk, "revision": 1, "is_current": True, "answer": answer,
+                          "started_at": now,
+                          "payload_digest": hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()})
+    _fast_insert(Judgment, judgments, now)
+    _close_items(study, [a["item_id"] for a in assignments])
     return len(judgments)
 
 
@@ -351,9 +402,11 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     study = Study(**{k: v for k, v in parsed.fields.items()
                      if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
     study.save()
-    items = items_create(study=study, items=parsed.items)
     now = timezone.now()
-    n_judgments = _store(study, plan, items, now)
+    # items_create stores the items (document order keys, counts); their candidates go in with _fast_insert
+    items = items_create(study=study, items=[{**data, "candidates": []} for data in parsed.items])
+    candidates = _candidates(study, parsed.items, items, now)
+    n_judgments = _store(study, plan, items, candidates, now)
     Study.objects.filter(pk=study.pk).update(description=_provenance(name, content, data, plan, n_judgments, now))
     study.refresh_from_db()
     return study

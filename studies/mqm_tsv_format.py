@@ -189,6 +189,8 @@ def strip_markers(text: str, side: Side, *, unclosed: Unclosed = "error") -> tup
     unless ``unclosed="close_at_end"``: then the span runs to the end of the
     text (one row of the WMT21 TED en-de release, line 6444, has this).
     """
+    if "<" not in text:  # most fields: nothing to strip
+        return text, [], None
     out: list[str] = []
     spans: list[Span] = []
     pos = 0
