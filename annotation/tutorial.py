@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from studies.models import SPAN_PROTOCOLS, Protocol
+from studies.models import SPAN_PROTOCOLS, Item, Protocol
 
 from annotation import tutorial_feedback as tf
 from annotation.answers import JudgmentError
@@ -30,6 +30,7 @@ from annotation.interface import page_context
 from annotation.models import Annotator
 from annotation.rendering import highlighted_lines, instructions_html
 from annotation.screens import DEFAULT_QUESTION, option_views, readable_errors
+from annotation.span_screen import span_screen
 from annotation.views import _message, annotator_required
 
 @require_GET
@@ -99,15 +100,20 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
                        for k, c in enumerate(cands)]
     protocol = Protocol(study.protocol)
     question = study.question or DEFAULT_QUESTION[protocol]
+    # Before the answer, span studies practise on the real marking interface (templates/annotation/_spans.html).
+    marking = study.protocol in SPAN_PROTOCOLS and result is None
+    span_parts = _span_parts(annotator, item, cands, candidate_views) if marking else {}
     context = {
         **page_context(study),
         "study": study, "annotator": annotator, "step": step, "total": len(tf.tutorial_items(study)),
         "protocol": study.protocol, "is_span": study.protocol in SPAN_PROTOCOLS,
         "uses_spans": study.uses_spans, "uses_score": study.uses_score,
-        "severities": study.effective_severities(), "categories": [c["name"] for c in study.effective_taxonomy()],
+        "row_severities": study.effective_severities(),
+        "row_categories": [c["name"] for c in study.effective_taxonomy()],
         "question": question, "question_is_study_wording": bool(study.question),
         "context": list(item.get("source_context" if study.show_source else "target_context") or []),
-        "source": item.get("source", "") if (study.show_source or study.uses_spans) else "",
+        # The span page shows the source beside each candidate itself.
+        "source": item.get("source", "") if study.show_source and not marking else "",
         "show_source": study.show_source,
         "candidates": candidate_views, "rank_choices": list(range(1, len(cands) + 1)),
         "options": option_views(study), "labels": study.labels, "multi_label": study.multi_label,
@@ -116,5 +122,18 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
         "next_url": next_url,
         "post_url": reverse("annotation:tutorial-step", args=[annotator.token, step]),
         "start_url": reverse("annotation:start", args=[annotator.token]),
+        "marking": marking,
+        **span_parts,
     }
     return render(request, "annotation/tutorial.html", context, status=status)
+
+
+def _span_parts(annotator: Annotator, item: dict[str, Any], cands: list[dict[str, Any]],
+                views: list[dict[str, Any]]) -> dict[str, Any]:
+    """The span page's context for a practice item: unsaved stand-ins for the item and its candidates."""
+    study = annotator.study
+    for view in views:
+        view.update(invalid=False, errors=[])
+    stand_in_item = Item(study=study, source=item.get("source", ""), source_sentences=[])
+    return span_screen(study=study, item=stand_in_item, cands=tf.stand_ins(cands), candidate_views=views,
+                       answer=None, show_source=study.show_source)

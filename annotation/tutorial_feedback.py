@@ -30,7 +30,6 @@ answers are never counted.
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,7 +69,7 @@ def letters_of(cands: list[dict[str, Any]]) -> dict[str, str]:
     return {c["id"]: candidate_letter(k) for k, c in enumerate(cands)}
 
 
-def _stand_ins(cands: list[dict[str, Any]]) -> list[Candidate]:
+def stand_ins(cands: list[dict[str, Any]]) -> list[Candidate]:
     """Unsaved candidates for the validator: pk = position + 1, the opaque id, the text."""
     return [Candidate(pk=k + 1, public_id=c["id"], system=c["system"], text=c["text"]) for k, c in enumerate(cands)]
 
@@ -85,13 +84,10 @@ def payload_from_form(*, study: Study, cands: list[dict[str, Any]], data: QueryD
     occurrence), their severity (and MQM category), and the ESA score.
     """
     if study.protocol not in SPAN_PROTOCOLS:
-        return payload_from_post(study=study, candidates=_stand_ins(cands), data=data)
-    raw = data.get("annotations", "").strip()
-    if raw:
-        try:
-            return {"annotations": json.loads(raw)}
-        except ValueError:
-            return {"annotations": raw}
+        return payload_from_post(study=study, candidates=stand_ins(cands), data=data)
+    if data.get("annotations", "").strip():
+        # The span-marking page's JSON (annotation/forms.py moves shown offsets to stored ones).
+        return payload_from_post(study=study, candidates=stand_ins(cands), data=data)
     annotations: dict[str, Any] = {}
     problems: list[str] = []
     letters = letters_of(cands)
@@ -140,10 +136,10 @@ def answer_check(*, study: Study, item: dict[str, Any], cands: list[dict[str, An
 
     Raises JudgmentError (the API's 400 body, naming opaque candidate ids) when the answer is refused.
     """
-    stand_ins = _stand_ins(cands)
+    stand = stand_ins(cands)
     fake = Assignment(item=Item(study=study, source=item.get("source", "")))
-    answer, _times = judgment_validate(assignment=fake, payload=payload, candidates=stand_ins)
-    by_pk = {str(c.pk): c.public_id for c in stand_ins}
+    answer, _times = judgment_validate(assignment=fake, payload=payload, candidates=stand)
+    by_pk = {str(c.pk): c.public_id for c in stand}
     by_system = {c["system"]: c["id"] for c in cands}
     return feedback(study=study, item=item, cands=cands, answer=_by_id(answer, by_pk),
                     gold=_by_id(item["gold"], by_system))
