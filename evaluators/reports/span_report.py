@@ -48,6 +48,10 @@ METHODS: dict[str, str] = {
     "ranking": "WMT human ranking (Kocmi et al. 2023; Appraise ComputeWMT23Results): per-annotator z-scores, "
                "systems ordered by mean score, one-sided Mann–Whitney U on the items both systems were scored on, "
                "p < 0.05 a win; clusters and rank ranges from the wins. MQM enters as −MQM.",
+    "control": "Control items are copies of real items with one generated error (a content word replaced, a "
+               "negation dropped or added, a pronoun's gender swapped, a connective replaced by its opposite); a check "
+               "passes when a major or critical span overlaps the error; ESA also tests that scores drop (one-sided "
+               "Mann–Whitney U, originals vs copies). From the stored study only (docs/protocols/mqm-esa.md).",
     "span_agreement": "Segment scores: Kendall tau-b and Pearson r per rater pair, Krippendorff's interval alpha; "
                       "spans: character, exact and overlap precision/recall/F1 per rater pair; categories of "
                       "overlapping spans: Gwet's AC1 (docs/statistics.md).",

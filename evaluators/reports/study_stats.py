@@ -543,10 +543,17 @@ def study_export_frame(study: Any) -> pd.DataFrame:
 def study_report(study: Any, **options: Any) -> dict:
     """The report of a stored study: its export frame through :func:`report_from_frame`."""
     frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
-    if study.protocol in SPAN_PROTOCOLS:
-        options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
-                   "unit_lengths": _unit_lengths(study), **options}
-    return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+    if study.protocol not in SPAN_PROTOCOLS:
+        return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+    options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
+               "unit_lengths": _unit_lengths(study), **options}
+    report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+    from annotation.span_controls import study_span_controls  # control items with injected errors (QC)
+
+    report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
+    if report["control"] is None or not report["control"].get("n_checks"):
+        report["notes"].append("no control item with an injected error has been answered yet")
+    return report
 
 
 def _unit_lengths(study: Any) -> dict[str, int]:

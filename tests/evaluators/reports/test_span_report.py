@@ -164,3 +164,14 @@ def test_ranking_order_z_is_the_wmt21_variant():
     text = io.StringIO()
     call_command("agreement", study.slug, stdout=text)
     assert "Human ranking (wmt23" in text.getvalue() and "reference" in text.getvalue()
+
+
+def test_the_report_carries_the_control_items_with_injected_errors():
+    study = span_study("mqm-controls", "mqm", n_items=6, spam_rate=0.5)
+    assert study.items.filter(is_spam=True).exists()
+    answer_all(study, lambda k, item, system: {"spans": []})  # nobody marks the injected errors
+    report = study_report(study, n_boot=50)
+    control = report["control"]
+    assert control["n_checks"] > 0 and control["n_missed"] == control["n_checks"]
+    assert control["miss_rate"] == pytest.approx(1.0)
+    assert "control" in report["methods"]
