@@ -95,7 +95,7 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
     letters = tf.letters_of(cands)
     rows = {r["id"]: r for r in (result or {}).get("candidates", [])}
     candidate_views = [{"letter": letters[c["id"]], "public_id": c["id"], "number": k + 1,
-                        "lines": highlighted_lines(c["text"], c.get("highlights", [])),
+                        "lines": highlighted_lines(c["text"], _marked(c, rows.get(c["id"]))),
                         "span_rows": range(tf.SPAN_ROWS), "feedback": rows.get(c["id"])}
                        for k, c in enumerate(cands)]
     protocol = Protocol(study.protocol)
@@ -126,6 +126,13 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
         **span_parts,
     }
     return render(request, "annotation/tutorial.html", context, status=status)
+
+
+def _marked(cand: dict[str, Any], row: dict[str, Any] | None) -> list[list[int]]:
+    """What to mark in a candidate's text: its highlights, or after a span answer the expected error spans."""
+    if row is None or not ("found" in row or "missed" in row):
+        return list(cand.get("highlights", []))
+    return [[v["start"], v["end"]] for v in row.get("found", []) + row.get("missed", []) if v["side"] == "target"]
 
 
 def _span_parts(annotator: Annotator, item: dict[str, Any], cands: list[dict[str, Any]],
