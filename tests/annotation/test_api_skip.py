@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -27,7 +28,7 @@ def next_item(client) -> dict:
     return resp.json()
 
 
-def skip(client, assignment: str, body) -> object:
+def skip(client, assignment: str, body) -> Any:
     return client.post(f"/api/v1/annotate/{assignment}/skip", body, format="json")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from functools import partial
+from typing import Any, Callable
 
 import pytest
 from django.utils import timezone
@@ -32,7 +33,7 @@ def test_a_skip_and_an_answer_of_one_assignment_leave_the_counts_exact():
     study = make_study(slug="skip-race", n_items=6, settings={"redundancy": 1})
     held = [assignment_next(annotator=a) for a in annotators_create(study=study, count=6)]
     assert all(h is not None for h in held)
-    targets = []
+    targets: list[Callable[[], Any]] = []
     for assignment in held:
         assert assignment is not None
         fresh = Assignment.objects.select_related("item__study").get(pk=assignment.pk)
@@ -49,7 +50,7 @@ def test_a_skip_and_a_stale_release_free_the_slot_once():
     held = [assignment_next(annotator=a) for a in annotators_create(study=study, count=6)]
     Assignment.objects.filter(pk__in=[h.pk for h in held if h is not None]).update(
         opened_at=timezone.now() - timedelta(hours=2))
-    targets = [partial(assignments_release_stale, study=study)]
+    targets: list[Callable[[], Any]] = [partial(assignments_release_stale, study=study)]
     for assignment in held:
         assert assignment is not None
         targets.append(partial(_skip, Assignment.objects.select_related("item__study").get(pk=assignment.pk)))
