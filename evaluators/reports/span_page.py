@@ -112,6 +112,12 @@ def _group_order(name: str) -> tuple[int, str]:
     return (0 if name.lower() == DISCOURSE.lower() else 1, name.lower())
 
 
+def _severity_first(name: str) -> tuple[int, str]:
+    """``Severity/critical`` before ``Severity/major`` before ``Severity/minor``."""
+    sev = name.split("/", 1)[-1]
+    return (SEVERITIES.index(sev) if sev in SEVERITIES else len(SEVERITIES), sev)
+
+
 def error_matrix(report: dict) -> dict[str, Any] | None:
     """Category groups × systems (ranking order), each cell an :class:`ErrorCell`; None without errors block."""
     errors = report.get("errors")
@@ -124,8 +130,9 @@ def error_matrix(report: dict) -> dict[str, Any] | None:
     cells: dict[tuple[str, str], ErrorCell] = {}
     categories: dict[str, set[str]] = {}
     totals = {s: ErrorCell() for s in systems}
+    flat = score_kind(report) != "mqm"  # ESA spans have a severity, no category: one row per severity
     for row in errors["rows"]:
-        cat = str(row["category"])
+        cat = f"Severity/{row['severity']}" if flat else str(row["category"])
         categories.setdefault(top_level(cat), set()).add(cat)
         cells.setdefault((cat, row["system"]), ErrorCell()).add(row)
         totals[row["system"]].add(row)
@@ -142,9 +149,9 @@ def error_matrix(report: dict) -> dict[str, Any] | None:
             "subtotal": [subtotal[s] for s in systems],
             "categories": [{"name": cat, "label": cat.split("/", 1)[1] if "/" in cat else cat,
                             "cells": [cells.get((cat, s), ErrorCell()) for s in systems]}
-                           for cat in sorted(categories[group])],
+                           for cat in sorted(categories[group], key=_severity_first if flat else str)],
         })
-    return {"systems": systems, "groups": groups, "totals": [totals[s] for s in systems],
+    return {"systems": systems, "groups": groups, "flat": flat, "totals": [totals[s] for s in systems],
             "discourse_categories": errors.get("discourse_categories", []),
             "n_errors": errors.get("n_errors", 0), "n_ratings": errors.get("n_ratings", 0)}
 

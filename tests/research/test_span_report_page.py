@@ -137,7 +137,9 @@ def test_esa_and_da_pages(staff_client):
     text = _text(_section(html, "ranking-h"))
     assert "ESA score (0–100, higher is better)" in html and "esa: the annotators' 0–100 scores as given" in text
     errors = _text(_section(html, "errors-h"))
-    assert "minor 12" in errors and "major 12" in errors and "Discourse" not in errors
+    # ESA spans have no category: one row per severity, systems in ranking order (reference clean)
+    assert "Severity reference sys1 sys2" in errors and "Discourse" not in errors
+    assert "major · · 12 minor · 12 ·" in errors
     assert "Errors per rated segment, by severity" in html
     assert "Category AC1" not in html  # ESA spans carry no category
 
