@@ -25,6 +25,7 @@ format: the export is refused, naming the item.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from annotation.models import Annotator, Judgment
@@ -40,7 +41,7 @@ class MqmExportError(ValueError):
     """The study cannot be written as MQM TSV; the message says why (and which item)."""
 
 
-def _segment_ids(item: dict[str, Any]) -> tuple[str, str, str]:
+def _segment_ids(item: Mapping[str, Any]) -> tuple[str, str, str]:
     """(doc, doc_id, seg_id) of an item: those it was imported with, else document, position and id."""
     meta = (item["metadata"] or {}).get("mqm_tsv") if isinstance(item["metadata"], dict) else None
     if isinstance(meta, dict) and all(isinstance(meta.get(k), str) for k in ("doc", "doc_id", "seg_id")):
@@ -59,12 +60,13 @@ def _error(span: dict[str, Any], item: str, source: str, target: str) -> MqmErro
     """One stored span as the reader's error (no markers for a ``whole`` span)."""
     side, start, end = span.get("side", "target"), span.get("start"), span.get("end")
     text = source if side == "source" else target
-    whole = bool(span.get("whole"))
-    if not whole and not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
-        raise MqmExportError(f"item {item!r}: span [{start}, {end}) does not fit its {side} text")
     note = _BLANKS.sub(" ", str(span.get("note") or "")).strip()
-    return MqmError(category=str(span.get("category") or ""), severity=str(span.get("severity", "")).capitalize(),
-                    spans=() if whole else (Span(side, start, end),), note=note)
+    category, severity = str(span.get("category") or ""), str(span.get("severity", "")).capitalize()
+    if span.get("whole"):
+        return MqmError(category=category, severity=severity, spans=(), note=note)
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        raise MqmExportError(f"item {item!r}: span [{start}, {end}) does not fit its {side} text")
+    return MqmError(category=category, severity=severity, spans=(Span(side, start, end),), note=note)
 
 
 def mqm_tsv_data(study: Study) -> MqmData:

@@ -99,7 +99,7 @@ def item_external_id(doc: str, doc_id: str, seg_id: str) -> str:
 
 def _line_errors(name: str, problems: Sequence[tuple[int, str]]) -> JudgmentImportError:
     """Problems as the import's errors, in line order, at most MAX_ERRORS of them listed."""
-    ordered = sorted(problems)
+    ordered = sorted(problems, key=lambda p: (p[0] == 0, p[0]))  # the file-wide hints (line 0) last
     errors = [f"{name}: line {ln}: {msg}" if ln else f"{name}: {msg}" for ln, msg in ordered[:MAX_ERRORS]]
     if len(ordered) > MAX_ERRORS:
         errors.append(f"{name}: … and {len(ordered) - MAX_ERRORS} more bad row(s)")
@@ -392,7 +392,8 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     except MqmTsvError as exc:
         hint = [(0, "a <v> that is never closed: --unclosed-spans close-at-end lets its span run to the end of "
                     "the text")] if any("without </v>" in m for _, m in exc.problems) else []
-        raise _line_errors(name, exc.problems + hint) from None
+        api_hint = " (pass unclosed='close_at_end' to let the span run to the end)"  # the reader's, for Python
+        raise _line_errors(name, [(ln, m.replace(api_hint, "")) for ln, m in exc.problems] + hint) from None
     plan = plan_import(data, name, reference_systems)
     try:
         parsed = parse_study(_study_file(plan, name, slug))

@@ -17,16 +17,27 @@ published in the release's README ("TED talks / English to German"), with
 the rank of each, and whether they agree to the README's two decimals.
 ``--scale N`` also times reading + scoring a file made of N copies of the
 release (documents renamed per copy), the import-speed figure of
-``docs/mqm.md``.  Exit status 0 when order and values agree, 1 otherwise.
+``docs/mqm.md``.  ``--through-import`` goes through the product instead of
+the reader: the file is imported with ``manage.py import_judgments
+--format mqm-tsv --unclosed-spans close-at-end`` into a throwaway SQLite
+database, and the system scores printed are those of the stored study's
+report (``evaluators.reports.study_stats.study_report(study)["ranking"]
+["systems"][*]["score"]``, what ``agreement SLUG --json`` prints), checked
+against a direct computation from the stored judgments and against the raw
+file's.  Exit status 0 when order and values agree, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -83,6 +94,68 @@ def score_file(path: Path, *, quiet: bool = False) -> tuple[pd.DataFrame, pd.Dat
     return rows, sys_scores, {"read_s": t1 - t0, "score_s": t2 - t1}, len(rows)
 
 
+def through_import(path: Path) -> pd.DataFrame:
+    """System scores of the study that ``import_judgments --format mqm-tsv`` makes of ``path`` (see the docstring)."""
+    tmp = Path(tempfile.mkdtemp(prefix="mqm-release-"))
+    os.environ["SQLITE_PATH"] = str(tmp / "release.sqlite3")
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    try:
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        from annotation.models import Judgment
+        from evaluators.reports.study_stats import study_report
+        from studies.models import Candidate, Study
+
+        call_command("migrate", verbosity=0)
+        out = io.StringIO()
+        t0 = time.perf_counter()
+        call_command("import_judgments", str(path), "--format", "mqm-tsv", "--unclosed-spans", "close-at-end",
+                     "--slug", "wmt21-ted-ende", stdout=out)
+        t1 = time.perf_counter()
+        study = Study.objects.get(slug=out.getvalue().strip())
+        n_judgments = Judgment.objects.filter(assignment__item__study=study).count()
+        refs = sorted(set(Candidate.objects.filter(item__study=study, is_reference=True)
+                          .values_list("system", flat=True)))
+        print(f"imported as study {study.slug!r} ({study.protocol}, {study.status}) in {t1 - t0:.1f} s: "
+              f"{study.items.count()} items, {study.annotators.count()} annotators, {n_judgments} judgments; "
+              f"reference systems {refs}")
+        report = study_report(study)
+        t2 = time.perf_counter()
+        scheme = report["ranking"]["score"]
+        print(f"report in {t2 - t1:.1f} s; ranking.score: {scheme.get('name')}, aggregate {scheme.get('aggregate')}")
+        res = pd.DataFrame([{"system": s["system"], "score": s["score"]} for s in report["ranking"]["systems"]])
+        direct = system_scores(mqm_segment_scores(pd.DataFrame(_stored_rows(study)), WMT_WEIGHTS))
+        diff = (res.set_index("system")["score"] - direct.set_index("system")["score"]).abs().max()
+        print(f"report scores = scores computed directly from the stored judgments (evaluators.stats.mqm): "
+              f"max difference {diff:.1e}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    res = res.sort_values("score", kind="stable").reset_index(drop=True)
+    res["rank"] = range(1, len(res) + 1)
+    return res
+
+
+def _stored_rows(study: Any) -> list[dict[str, object]]:
+    """The stored answers as the long table of :mod:`evaluators.stats.mqm` (one row per span, No-error rows)."""
+    from annotation.models import Judgment
+    from studies.models import Candidate
+
+    system = dict(Candidate.objects.filter(item__study=study).values_list("pk", "system"))
+    rows: list[dict[str, object]] = []
+    for item, rater, answer in (Judgment.objects.filter(assignment__item__study=study, is_current=True)
+                                .values_list("assignment__item_id", "assignment__annotator_id", "answer")):
+        for pk, entry in answer["annotations"].items():
+            base = {"system": system[int(pk)], "segment": item, "rater": rater}
+            spans = entry["spans"]
+            rows += [{**base, "category": "No-error", "severity": "No-error"}] if not spans else [
+                {**base, "category": s["category"], "severity": s["severity"]} for s in spans]
+    return rows
+
+
 def scaled_copy(path: Path, copies: int, out: Path) -> int:
     lines = path.read_text(encoding="utf-8").split("\n")
     header, body = lines[0], [ln for ln in lines[1:] if ln]
@@ -103,12 +176,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("path", help="the release checkout (directory) or mqm_ted_ende.tsv")
     ap.add_argument("--scale", type=int, default=0, help="also time N copies of the file (12 copies ~ 100,000 rows)")
     ap.add_argument("--ci", action="store_true", help="also print 95%% bootstrap CIs (1,000 resamples, seed 0)")
+    ap.add_argument("--through-import", action="store_true",
+                    help="score the study that import_judgments --format mqm-tsv makes of the file (its report)")
     args = ap.parse_args(argv)
     path = locate(args.path)
     rows, res, timing, n_rows = score_file(path)
     print(f"file: {path}  ({n_rows} error/No-error rows, {rows['rater'].nunique()} raters, "
           f"{rows['segment'].nunique()} segments x {rows['system'].nunique()} systems)")
     print(f"read {timing['read_s']:.2f} s, score {timing['score_s']:.2f} s")
+    if args.through_import:
+        imported = through_import(path)
+        diff = (imported.set_index("system")["score"] - res.set_index("system")["score"]).abs().max()
+        print(f"scores through the import = scores of the raw file: max difference {diff:.1e}; the table shows "
+              "the imported study's")
+        res = imported
     pub_rank = {name: i + 1 for i, name in enumerate(sorted(PUBLISHED_TED_ENDE, key=lambda k: PUBLISHED_TED_ENDE[k]))}
     ci = None
     if args.ci:
