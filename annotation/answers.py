@@ -154,6 +154,9 @@ def _validate_span(study: Study, span: Any, texts: dict[str, str], categories: d
     if side not in SIDES:
         problems.append(f"{where}.side: must be target or source.")
         side = None
+    elif side == "source" and not (study.protocol == Protocol.MQM and study.show_source):
+        problems.append(f"{where}.side: source spans (omissions) are for MQM studies that show the source.")
+        side = None
     elif side == "source" and not texts["source"]:
         problems.append(f"{where}.side: this item has no source text to mark.")
         side = None

@@ -50,8 +50,20 @@ def test_default_taxonomy_has_the_mqm_core_and_a_discourse_branch():
     assert all(c["description"] for c in DEFAULT_MQM_TAXONOMY)
 
 
+def test_source_spans_only_where_the_source_is_shown():
+    for slug, protocol, extra in (("mqm-hidden-source", "mqm", {}), ("esa-source", "esa", {"show_source": True})):
+        study = span_study(slug, protocol=protocol, **extra)
+        client, data, url = first_item(study)
+        annotations = clean(data, **({"score": 50} if protocol == "esa" else {}))
+        span = {"start": 0, "end": 3, "side": "source", "severity": "major"}
+        if protocol == "mqm":
+            span["category"] = "Accuracy/Omission"
+        annotations[data["candidates"][0]["id"]]["spans"] = [span]
+        assert any("source spans (omissions) are for MQM" in m for m in refused(client, url, {"annotations": annotations}))
+
+
 def test_mqm_spans_are_stored_as_offsets_by_candidate():
-    study = span_study("mqm-ok")
+    study = span_study("mqm-ok", show_source=True)
     client, data, url = first_item(study)
     first, second = data["candidates"]
     payload = {"annotations": {
