@@ -301,6 +301,7 @@
     });
     all(p, "[data-sev]").forEach(function (s) { s.setAttribute("aria-pressed", existing && existing.severity === s.dataset.sev ? "true" : "false"); });
     p.hidden = false;
+    shade({ col: col, start: a, end: b });
     place(p, col, a, b);
     if (filter) {
       filter.value = "";
@@ -329,6 +330,7 @@
     if (p) p.hidden = true;
     var col = pending && pending.col;
     pending = null;
+    shade(null);
     if (refocus && col) col.focus();
   }
 
@@ -681,6 +683,7 @@
   }, true);
   document.addEventListener("selectionchange", function () {
     if (!root) return;
+    if (pending) return;  /* the popup is open: its stretch stays shaded (focusing the filter moves the selection) */
     var found = selectionInColumn();
     shade(found);
     clearTimeout(touchTimer);

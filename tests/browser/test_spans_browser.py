@@ -297,3 +297,83 @@ def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_sel
         page.screenshot(path=str(screenshot_dir / "spans-mqm-document.png"), full_page=False)
     finally:
         context.close()
+
+
+SOURCE_SHADE = """() => { const h = CSS.highlights.get('span-source');
+  return h ? Array.from(h).map(r => r.toString()) : []; }"""
+
+
+def test_source_stretch_is_shaded_while_selecting_and_next_item_works(live_server, chromium_browser):
+    study = span_study(slug="shade-page", protocol="mqm", candidates=2)
+    context, page, _ = open_page(live_server, chromium_browser, DESKTOP, study)
+    try:
+        a_text = text_of(page, "A")
+        start = a_text.index("ferry")
+        edges = page.evaluate(CHAR_EDGES, ["#cand-A-text", start, start + len("ferry")])
+        page.mouse.move(edges["x1"], edges["y1"])
+        page.mouse.down()
+        page.mouse.move(edges["x2"], edges["y2"], steps=5)
+        page.wait_for_timeout(100)
+        assert page.evaluate(SOURCE_SHADE) == ["ferry"]  # while dragging: the same word in the source beside it
+        page.mouse.up()
+        page.locator("[data-span-panel]").wait_for(state="visible")
+        page.wait_for_timeout(100)
+        assert page.evaluate(SOURCE_SHADE) == ["ferry"]  # and while the popup is open
+        page.keyboard.press("Escape")
+        page.evaluate("window.getSelection().removeAllRanges()")
+        page.wait_for_timeout(100)
+        assert page.evaluate(SOURCE_SHADE) == []
+        # By keyboard too: Shift+arrows over "ferry" shade it, before Enter.
+        page.focus("#cand-A-text")
+        page.keyboard.press("Home")
+        for _ in range(start):
+            page.keyboard.press("ArrowRight")
+        for _ in range(len("ferry")):
+            page.keyboard.press("Shift+ArrowRight")
+        page.wait_for_timeout(100)
+        assert page.evaluate(SOURCE_SHADE) == ["ferry"]
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(100)
+        assert page.evaluate(SOURCE_SHADE) == []
+        page.locator("#cand-B-text").focus()
+        for letter in "AB":  # "No error" for both, then the next item is ready to mark again
+            page.locator(f"#noerror-{letter}").check()
+        page.keyboard.press("Enter")
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        page.locator("[data-span-cards][data-spans-ready]").wait_for()
+        drag_select(page, "#cand-B-text", 0, 2)
+        page.locator("[data-span-panel]").wait_for(state="visible")
+    finally:
+        context.close()
+
+
+def test_touch_selection_opens_the_popup(live_server, chromium_browser, screenshot_dir):
+    study = span_study(slug="touch-page", protocol="esa", candidates=1)
+    annotator = annotators_create(study=study)[0]
+    context = chromium_browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+        page.locator("[data-span-cards][data-spans-ready]").wait_for()
+        text = text_of(page, "A")
+        box = page.locator("#cand-A-text [data-seg]").bounding_box()
+        assert box is not None
+        page.touchscreen.tap(box["x"] + 5, box["y"] + 5)
+        # A long-press selects a word; the browser's selection is what the page reads.
+        page.evaluate("""() => { const n = document.querySelector('#cand-A-text [data-seg]').firstChild;
+          const r = document.createRange(); r.setStart(n, 3); r.setEnd(n, 8);
+          const s = window.getSelection(); s.removeAllRanges(); s.addRange(r); }""")
+        page.locator("[data-span-panel]").wait_for(state="visible", timeout=3_000)
+        panel_box = page.locator("[data-span-panel]").bounding_box()
+        assert panel_box is not None and panel_box["y"] + panel_box["height"] <= PHONE["height"] + 1  # a bottom sheet
+        page.screenshot(path=str(screenshot_dir / "spans-esa-touch-popup.png"))
+        page.locator("[data-span-panel] [data-sev=minor]").tap()
+        assert page.locator("#cand-A-text mark.sev-minor").inner_text() == text[3:8].strip()
+        page.locator("[data-score-number]").fill("55")
+        page.locator("button[type=submit]").tap()
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        answer, _ = stored(annotator)
+        (entry,) = answer.values()
+        assert entry == {"spans": [{"start": 3, "end": 8, "side": "target", "severity": "minor"}], "score": 55}
+    finally:
+        context.close()
