@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from annotation import selectors, services, skips
 from annotation.serializers import (AssignmentOut, ConflictOut, ErrorsOut, ExcludedOut, JudgmentIn, JudgmentOut,
                                     SkipIn, SkipOut)
-from annotation.completion import completion_for, completion_record
+from annotation.completion import completion_headers
 from annotation.models import Annotator
 
 
@@ -76,8 +76,10 @@ def _current(request: Request) -> Annotator:
 class NextAssignmentAPI(AnnotatorAPIView):
     @extend_schema(summary="The annotator's current item (204 when nothing is left, 403 when excluded)",
                    description="The 204 carries `X-Completion-Outcome` (passed or failed: the study's pass rule "
-                               "on the annotator's spam checks, decided on the server) and `X-Completion-Code` "
-                               "(the code for that outcome, when the study sets one), as the done page shows.",
+                               "on the annotator's spam checks, decided on the server; no-work when they answered "
+                               "nothing because every item already had its annotators) and `X-Completion-Code` "
+                               "(the code for that outcome, when the study sets one; never for no-work), as the "
+                               "done page shows.",
                    responses={200: AssignmentOut, 204: None, 403: ExcludedOut})
     def get(self, request: Request) -> Response:
         annotator = _current(request)
@@ -92,12 +94,7 @@ class NextAssignmentAPI(AnnotatorAPIView):
             return Response(body, status=status.HTTP_403_FORBIDDEN)
         if assignment is None:
             # The same server-side pass/fail decision as the done page (annotation/completion.py).
-            done = completion_for(annotator=annotator)
-            headers = {"X-Completion-Outcome": done.outcome}
-            if done.code:
-                headers["X-Completion-Code"] = done.code
-            completion_record(annotator=annotator, completion=done, via="api")
-            return Response(status=status.HTTP_204_NO_CONTENT, headers=headers)
+            return Response(status=status.HTTP_204_NO_CONTENT, headers=completion_headers(annotator=annotator))
         candidates = selectors.item_candidates(assignment)
         data = selectors.assignment_payload(
             assignment=assignment, candidates=candidates,

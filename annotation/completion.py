@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from studies.audit import audit
 from studies.models import AuditEvent, Study
 
-from annotation.models import Annotator
+from annotation.models import Annotator, AssignmentStatus
 from annotation.quality import annotator_quality
 
 AUDIT_ACTION = "completion_code_shown"
@@ -75,6 +75,23 @@ def completion_for(*, annotator: Annotator) -> Completion:
     ok = passes(study=study, checks=quality.spam_seen, failed=quality.spam_failed)
     return Completion(passed=ok, code=study.completion_code if ok else failed_code(study), checks=quality.spam_seen,
                       failed_checks=quality.spam_failed, threshold=threshold)
+
+
+#: The API's outcome for an annotator with nothing left who answered nothing (the page: "No items are left
+#: for you", no code: they did no work to be paid for).
+NO_WORK = "no-work"
+
+
+def completion_headers(*, annotator: Annotator) -> dict[str, str]:
+    """The API 204's ``X-Completion-Outcome`` and ``X-Completion-Code``: what the done page shows, recorded alike."""
+    if not annotator.assignments.filter(status=AssignmentStatus.DONE).exists():
+        return {"X-Completion-Outcome": NO_WORK}
+    done = completion_for(annotator=annotator)
+    completion_record(annotator=annotator, completion=done, via="api")
+    headers = {"X-Completion-Outcome": done.outcome}
+    if done.code:
+        headers["X-Completion-Code"] = done.code
+    return headers
 
 
 def completion_record(*, annotator: Annotator, completion: Completion, via: str) -> bool:
