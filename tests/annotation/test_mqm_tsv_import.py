@@ -282,3 +282,55 @@ def test_no_error_marker_is_the_same_in_both_modules():
     assert mqm_tsv_format.NO_ERROR == mqm_stats.NO_ERROR
     for value in ("No-error", "no error", "NO_ERROR", " no-Error ", "Minor", "error", ""):
         assert mqm_tsv_format.is_no_error(value) == mqm_stats.is_no_error(value), value
+
+
+def test_a_study_annotated_here_exports_and_imports_back(tmp_path):
+    """A native mqm study (answers through the services) -> mqm-tsv -> import: the same spans per rater and system."""
+    from annotation.selectors import ordered_candidates
+    from annotation.services import annotators_create, assignment_next, judgment_submit
+
+    study = make_study(slug="native", protocol="mqm", n_items=2, n_candidates=2,
+                       settings={"redundancy": 1, "show_source": True})
+    annotator = annotators_create(study=study)[0]
+    while (assignment := assignment_next(annotator=annotator)) is not None:
+        cands = ordered_candidates(assignment)
+        judgment_submit(assignment=assignment, payload={"annotations": {
+            cands[0].public_id: {"spans": [{"start": 5, "end": 6, "side": "target", "severity": "major",
+                                            "category": "Accuracy/Mistranslation", "note": "two\nlines"},
+                                           {"start": 0, "end": 6, "side": "source", "severity": "minor",
+                                            "category": "Accuracy/Omission"}]},
+            cands[1].public_id: {"spans": []}}})
+    text = run_export("native", tmp_path).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[0] == HEADER + "\tcomment"
+    assert len(lines) == 1 + 2 * 3  # per item: two error rows for one candidate, a No-error row for the other
+    code = annotator.code
+    marked = [ln for ln in lines if "\tAccuracy/Mistranslation\t" in ln]
+    assert len(marked) == 2 and all(f"\t{code}\t" in ln for ln in marked)
+    assert all("\tMajor\ttwo lines" in ln for ln in marked)  # the note's line break became a space
+    assert any(ln.split("\t")[:4] == [ln.split("\t")[0], "ext-0", "0", "ext-0"] for ln in marked)
+    assert "\t<v>Quelle</v> 0.\t" in text  # the source span, marked in the source column
+    again = run_import(tmp_path / "out.tsv", "--slug", "again")
+    mine = {(item, system): spans for (_, item), systems in judgments_of(again).items()
+            for system, spans in systems.items()}
+    native = {}
+    for j in Judgment.objects.filter(assignment__item__study=study).select_related("assignment__item"):
+        for pk, entry in j.answer["annotations"].items():
+            cand = Candidate.objects.get(pk=int(pk))
+            spans = [{**s, "note": s["note"].replace("\n", " ")} if "note" in s else s for s in entry["spans"]]
+            ext = j.assignment.item.external_id  # no document: doc = the id, doc_id = the position, seg_id = the id
+            native[(f"{ext}:0:{ext}", cand.system)] = spans
+    assert mine == native
+
+
+def test_a_document_unit_text_is_refused_naming_the_item(tmp_path):
+    study = make_study(slug="docs", protocol="mqm", n_items=1, n_candidates=1, settings={"redundancy": 1})
+    Candidate.objects.filter(item__study=study).update(text="First sentence.\nSecond sentence.")
+    from annotation.selectors import ordered_candidates
+    from annotation.services import annotators_create, assignment_next, judgment_submit
+
+    assignment = assignment_next(annotator=annotators_create(study=study)[0])
+    judgment_submit(assignment=assignment, payload={"annotations": {
+        c.public_id: {"spans": []} for c in ordered_candidates(assignment)}})
+    with pytest.raises(CommandError, match="item 'ext-0': the text contains a tab or a line break"):
+        run_export("docs", tmp_path)
