@@ -153,6 +153,8 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
         "mark_source": study.protocol == Protocol.MQM and bool(source_segments),
         "has_source_column": bool(source_segments),
         "taxonomy": study.effective_taxonomy(),
+        # The default taxonomy is English; a study's own is in the study's wording language.
+        "taxonomy_lang": study.wording_language() if study.taxonomy else "en",
         "severities": [{"value": s, "text": SEVERITY_TEXT[s][0], "keys": SEVERITY_TEXT[s][1]}
                        for s in severities if s in SEVERITY_TEXT],
         "anchors": [{"value": v, "text": ANCHOR_TEXT[v]} for v in tx.SCORE_ANCHORS],

@@ -181,7 +181,7 @@
       if (m.category) {
         var cat = document.createElement("span");
         cat.className = "mark-cat";
-        cat.lang = "en";
+        cat.lang = (document.querySelector("[data-cat-list]") || {dataset: {}}).dataset.lang || "";
         cat.textContent = m.category;
         li.appendChild(cat);
       }

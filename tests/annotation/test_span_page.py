@@ -47,6 +47,8 @@ def test_mqm_page_shows_the_taxonomy_severities_and_source_but_no_system_names()
     for category in DEFAULT_MQM_TAXONOMY:
         assert f'data-cat="{category["name"]}"' in html
     assert "A pronoun does not agree with, or points to the wrong, antecedent" in html  # descriptions shown
+    assert html.count("&#x27;however&#x27; translated as &#x27;therefore&#x27;.") == 2  # examples: help and popup
+    assert '<details class="taxonomy-help">' in html
     assert [s for s in re.findall(r'data-sev="(\w+)"', html)] == ["minor", "major", "critical"]
     assert html.count('data-side="source"') == 3 and html.count('data-side="target"') == 3
     assert "No error: this translation is correct" in html
