@@ -345,6 +345,7 @@
     var mark = { start: pending.start, end: pending.end, side: pending.side, severity: severity };
     if (cfg.protocol === "mqm") mark.category = pending.category;
     var except = pending.edit == null ? -1 : pending.edit;
+    if (except >= 0 && marks[id][except].note) mark.note = marks[id][except].note;  /* an API note survives an edit */
     if (!cfg.overlap && overlaps(id, mark, except)) { showPanelProblem(word("overlap")); return; }
     marks[id] = marks[id] || [];
     if (except >= 0) marks[id][except] = mark; else marks[id].push(mark);
