@@ -1,6 +1,7 @@
 """The practice (tutorial) screens: after the instructions, before the first real item.
 
-GET shows practice item N; POST checks the answer on the server
+GET shows practice item N (as JSON for ``Accept: application/json``: texts and opaque
+candidate ids only); POST checks the answer on the server
 (annotation/tutorial_feedback.py) and shows what was expected, with the
 study's explanation, and a Continue button. A JSON POST (``Content-Type:
 application/json``, the annotation API's payload) gets the same feedback as
@@ -56,6 +57,8 @@ def tutorial_step(request: HttpRequest, annotator: Annotator, step: int) -> Http
                                   "on with your own items."))
     cands = tf.ordered_candidates(study, annotator, step - 1)
     if request.method == "GET":
+        if "application/json" in request.headers.get("Accept", ""):
+            return JsonResponse(_item_json(annotator, step, cands))
         return _page(request, annotator, step, cands)
     as_json = request.content_type == "application/json"
     try:
@@ -72,6 +75,15 @@ def tutorial_step(request: HttpRequest, annotator: Annotator, step: int) -> Http
         response = _page(request, annotator, step, cands, result=result, next_url=next_url)
     tf.progress_write(response, annotator, max(step, tf.progress_read(request, annotator)))
     return response
+
+
+def _item_json(annotator: Annotator, step: int, cands: list[dict[str, Any]]) -> dict[str, Any]:
+    """A practice item for an API client: texts and opaque candidate ids, never systems or the gold answer."""
+    study = annotator.study
+    item = tf.tutorial_items(study)[step - 1]
+    return {"step": step, "total": len(tf.tutorial_items(study)), "source": item.get("source", ""),
+            "source_context": item.get("source_context", []), "target_context": item.get("target_context", []),
+            "candidates": [{"id": c["id"], "text": c["text"], "highlights": c.get("highlights", [])} for c in cands]}
 
 
 def _json_payload(request: HttpRequest) -> Any:

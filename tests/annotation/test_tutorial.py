@@ -266,6 +266,17 @@ def test_no_system_name_or_gold_before_answering_in_practice_pages():
         assert "Because" not in pages[0] and "expected" not in pages[0].lower().replace("expected one, with", "")
 
 
+def test_practice_item_as_json_has_opaque_ids_and_no_gold():
+    study = mqm_study()
+    annotator = annotators_create(study=study)[0]
+    resp = Client().get(step_url(annotator, 1), HTTP_ACCEPT="application/json")
+    body = resp.json()
+    assert resp.status_code == 200 and body["step"] == 1 and body["total"] == 1
+    assert sorted(c["id"] for c in body["candidates"]) == sorted(ids_by_system(study).values())
+    text = resp.content.decode()
+    assert not any(s in text for s in SYSTEMS) and "gold" not in text and "Because" not in text
+
+
 def test_practice_answers_are_never_counted():
     study = ranking_study()
     annotator = annotators_create(study=study)[0]
