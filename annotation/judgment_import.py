@@ -43,6 +43,7 @@ from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX
                                              JudgmentImportError, number, record_provenance, study_create)
 from studies import taxonomy as tx
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
+from studies.spam import CONTROL_ERROR_KEY
 
 FORMATS = ("export", "scores", "appraise-csv", "mtme", "mqm-tsv")
 SUPPORTED = ("export", "scores", "appraise-csv", "mtme")
@@ -82,6 +83,7 @@ class _Row:
     pilot: bool
     score: int | float | None = None
     spans: list[dict[str, Any]] | None = None
+    control_error: dict[str, Any] | None = None
 
 
 @dataclass
@@ -197,6 +199,31 @@ def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
     return spans
 
 
+def _control_error_cell(value: Any, is_spam: bool, problems: list[str]) -> dict[str, Any] | None:
+    """The optional ``control_error`` column: where a span study's control item has its generated error.
+
+    JSON ``{"start", "end", "kind"}`` on the rows of a control (spam) item, else empty. Exports that do not
+    carry it lose only the kind of error (the report then counts the control as "scrambled").
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            problems.append(f"control_error: not valid JSON ({exc.msg})")
+            return None
+    start, end, kind = (value.get(k) for k in ("start", "end", "kind")) if isinstance(value, dict) else (None,) * 3
+    if not (isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool)
+            and 0 <= start < end and isinstance(kind, str) and kind):
+        problems.append("control_error: must be {\"start\": n, \"end\": m, \"kind\": \"…\"} with 0 <= start < end")
+        return None
+    if not is_spam:
+        problems.append("control_error: only a control (spam) item has one")
+        return None
+    return dict(value)
+
+
 def parse_export(name: str, content: str) -> list[_Row]:
     """The rows of an export file; JudgmentImportError naming every bad line."""
     records = _records(name, content)
@@ -247,6 +274,7 @@ def parse_export(name: str, content: str) -> list[_Row]:
                             f"{' or '.join(CONTROL_SUFFIXES)}")
         score = _score_cell(rec.get("score"), problems)
         spans = _spans_cell(rec.get("spans"), problems)
+        control_error = _control_error_cell(rec.get("control_error"), flags["is_spam"], problems)
         if problems:
             errors.extend(f"{name}: line {line}: {p}" for p in problems)
             if len(errors) >= MAX_ERRORS:
@@ -263,7 +291,8 @@ def parse_export(name: str, content: str) -> list[_Row]:
                          client_duration_ms=client_duration if isinstance(client_duration, int) else None,
                          judgment=text.get("judgment", ""), revision=revision if isinstance(revision, int) else 1,
                          is_current=bool(current), phenomenon=text.get("phenomenon", ""), protocol=protocol,
-                         excluded=flags["excluded"], pilot=flags["pilot"], score=score, spans=spans))
+                         excluded=flags["excluded"], pilot=flags["pilot"], score=score, spans=spans,
+                         control_error=control_error))
     if errors:
         raise JudgmentImportError(errors)
     return rows
@@ -488,7 +517,9 @@ def _spam_items(study: Study, rows: list[_Row], created: dict[str, Item]) -> Non
     for k, (item_id, item_rows) in enumerate(spam_rows.items()):
         suffix = next(x for x in CONTROL_SUFFIXES if item_id.endswith(x))
         base = created.get(item_id[:-len(suffix)])
+        error = next((r.control_error for r in item_rows if r.control_error), None)
         item = Item.objects.create(study=study, external_id=item_id, is_spam=True, spam_of=base,
+                                   metadata={CONTROL_ERROR_KEY: error} if error else {},
                                    document_id=item_rows[0].document, phenomenon=item_rows[0].phenomenon,
                                    doc_index=n_docs + k,
                                    source=base.source if base else "", source_context=base.source_context if base else [],

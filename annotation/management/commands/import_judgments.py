@@ -1,4 +1,4 @@
-"""``import_judgments FILE --format export [--slug SLUG] [--study-file FILE]``: judgments from elsewhere, as a closed study."""
+"""``import_judgments FILE --format FORMAT [--slug SLUG] [--study-file FILE] [--scale LOW:HIGH]``: judgments from elsewhere, as a closed study."""
 from __future__ import annotations
 
 import json
@@ -15,6 +15,8 @@ from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
 class Command(BaseCommand):
     help = ("Load judgments collected elsewhere as a closed study (nothing is handed out). --format export: this "
             "tool's own export, CSV or JSON Lines (docs/export.md); --study-file gives back texts and settings. "
+            "--format scores|appraise-csv|mtme: score files from elsewhere (a long CSV, Appraise's score export, "
+            "an mt-metrics-eval .seg.score file) as a DA study (docs/import.md). "
             "Every bad row is named by line and nothing is stored. Prints the new study's slug.")
 
     def add_arguments(self, parser: CommandParser) -> None:
