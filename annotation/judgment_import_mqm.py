@@ -51,7 +51,7 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotation.judgment_import import MAX_ERRORS, JudgmentImportError
+from annotation.judgment_import_base import MAX_ERRORS, JudgmentImportError, record_provenance
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from studies.importing import EXTERNAL_ID_MAX_LENGTH, StudyFileError, items_create, parse_study
 from studies.models import Candidate, Item, Protocol, Status, Study, Unit
@@ -262,8 +262,13 @@ def _study_file(plan: _Plan, name: str, slug: str) -> dict[str, Any]:
                                 for n in names]
     if plan.severities:
         settings["severities"] = [s for s in ALLOWED_SEVERITIES if s in plan.severities]
+    refs = ", ".join(plan.references) if plan.references else "none"
+    description = f"Reference systems: {refs}."
+    if plan.warnings:
+        description += "\nNotes: " + "; ".join(plan.warnings[:MAX_ERRORS])
     return {"slug": slug, "title": f"Imported MQM judgments: {name}"[:200], "protocol": Protocol.MQM,
-            "status": Status.CLOSED, "settings": settings, "items": list(plan.items.values())}
+            "status": Status.CLOSED, "description": description, "settings": settings,
+            "items": list(plan.items.values())}
 
 
 def _batches(objs: list[Any], size: int = BATCH) -> Iterable[list[Any]]:
@@ -408,18 +413,6 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     items = items_create(study=study, items=[{**data, "candidates": []} for data in parsed.items])
     candidates = _candidates(study, parsed.items, items, now)
     n_judgments = _store(study, plan, items, candidates, now)
-    Study.objects.filter(pk=study.pk).update(description=_provenance(name, content, data, plan, n_judgments, now))
-    study.refresh_from_db()
-    return study
-
-
-def _provenance(name: str, content: str, data: MqmData, plan: _Plan, n_judgments: int, now: datetime) -> str:
-    """The study's description: where the judgments come from, as the ``export`` import words it, plus the notes."""
-    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
     n_rows = sum(max(1, len(j.errors)) for j in data.judgments)
-    refs = ", ".join(plan.references) if plan.references else "none"
-    text = (f"Imported with import_judgments from {name} (format {FORMAT}; sha256 {digest}; {n_rows} rows, "
-            f"{n_judgments} judgments) on {now.strftime('%Y-%m-%d %H:%M:%S UTC')}. Reference systems: {refs}.")
-    if plan.warnings:
-        text += "\nNotes: " + "; ".join(plan.warnings[:MAX_ERRORS])
-    return text
+    return record_provenance(study, name=name, fmt=FORMAT, content=content,
+                             summary=f"{n_rows} rows, {n_judgments} judgments")

@@ -16,7 +16,8 @@ class Command(BaseCommand):
     help = ("Load judgments collected elsewhere as a closed study (nothing is handed out). --format export: this "
             "tool's own export, CSV or JSON Lines (docs/export.md); --study-file gives back texts and settings. "
             "--format scores|appraise-csv|mtme: score files from elsewhere (a long CSV, Appraise's score export, "
-            "an mt-metrics-eval .seg.score file) as a DA study (docs/import.md). "
+            "an mt-metrics-eval .seg.score file) as a DA study (docs/import.md). --format mqm-tsv: Google's WMT MQM "
+            "TSV as an MQM study (docs/mqm.md). "
             "Every bad row is named by line and nothing is stored. Prints the new study's slug.")
 
     def add_arguments(self, parser: CommandParser) -> None:
