@@ -311,3 +311,17 @@ def test_practice_page_and_feedback_in_the_interface_language():
     ids = ids_by_system(study)
     body = post_json(client, annotator, 1, {"ranks": {ids["SYSgoldwin"]: 2, ids["SYSmiddling"]: 1}}).json()
     assert any(m.startswith("Traduction ") and "rang attendu 1" in m for m in body["messages"])
+
+
+def test_a_copy_keeps_the_tutorial_and_a_hand_edited_one_is_checked():
+    from django.core.exceptions import ValidationError
+
+    from studies.invariants import study_copy
+
+    study = ranking_study()
+    copy = study_copy(study=study, slug="tut-copy")
+    assert copy.tutorial == study.tutorial
+    copy.tutorial = [{"id": "x", "candidates": [{"system": "s", "text": "t"}], "gold": {}}]
+    with pytest.raises(ValidationError) as err:
+        copy.full_clean()
+    assert "tutorial" in err.value.message_dict and "tutorial[0]" in err.value.message_dict["tutorial"][0]
