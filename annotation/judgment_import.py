@@ -38,6 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from annotation.judgment_import_scores import scores_import
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
                                              JudgmentImportError, number, record_provenance, study_create)
@@ -482,7 +483,9 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
     if fmt in SCORE_FORMATS:
-        from annotation.judgment_import_scores import scores_import  # it builds on this module's helpers
+        if study_file is not None:
+            raise JudgmentImportError(["--study-file: only for --format export (score files carry their texts "
+                                       "in their own columns: docs/import.md)"])
         return scores_import(name=name, content=content, fmt=fmt, slug=slug,
                              reference_systems=reference_systems or [], scale=scale)
     if scale is not None:

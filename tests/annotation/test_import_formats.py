@@ -212,6 +212,12 @@ def test_options_are_checked(tmp_path):
         run(tmp_path, "a.csv", SCORES, "scores", "--scale", "1:1")
     with pytest.raises(CommandError, match=r"--reference-system: no row has system\(s\) 'nobody'"):
         run(tmp_path, "a.csv", SCORES, "scores", "--reference-system", "nobody")
+    study_json = tmp_path / "study.json"
+    study_json.write_text("{}")
+    with pytest.raises(CommandError, match="--study-file: only for --format export"):
+        run(tmp_path, "a.csv", SCORES, "scores", "--study-file", str(study_json))
+    with pytest.raises(CommandError, match="--scale: only for the score formats"):
+        run(tmp_path, "a.csv", SCORES, "export", "--scale", "auto")
     with pytest.raises(CommandError, match="is a directory; give one file"):
         call_command("import_judgments", str(tmp_path), "--format", "mtme", stdout=io.StringIO())
     assert nothing_stored(before)
