@@ -132,12 +132,16 @@ def _agreement_sentence(kind: str, report: dict) -> str:
         parts.append(f"Error spans: mean overlap F1 {_f(mean(p['overlap']['f1'] for p in spans))}"
                      + (f" and character-level F1 {_f(mean(chars))}" if chars else "")
                      + f" over {len(spans)} rater pair{'s' if len(spans) != 1 else ''}.")
-    for key, words in (("categories", "full categories"), ("categories_top_level", "top-level categories")):
+    category_words = []
+    for key, words in (("categories", "on full categories"), ("categories_top_level", "on top-level categories")):
         pooled = ((block.get(key) or {}).get("pooled") or {}).get("coefficients") or {}
         cat = pooled.get("gwet_ac1")
         if cat and cat.get("value") is not None:
-            parts.append(f"Categories of overlapping spans ({words}, {(block.get(key) or {}).get('n_matched', 0)} "
-                         f"matched pairs): Gwet's AC1 = {_f(cat['value'])}{_ci(cat)}.")
+            category_words.append(f"{_f(cat['value'])}{_ci(cat)} {words}")
+    if category_words:
+        parts.append(f"Categories of overlapping spans, matched one to one "
+                     f"({(block.get('categories') or {}).get('n_matched', 0)} matched pairs): Gwet's AC1 = "
+                     + " and ".join(category_words) + ".")
     return " ".join(parts) + " Standard errors and intervals follow Gwet (2014)."
 
 

@@ -160,3 +160,19 @@ def test_span_page_without_judgments_does_not_crash(staff_client):
     resp = _get(staff_client, "evaluators:report", study.slug)
     assert resp.status_code == 200
     assert "No system ranking" in resp.content.decode()
+
+
+def test_mqm_page_per_phenomenon_has_no_hidden_reference_columns(staff_client):
+    from studies.importing import study_import
+    from tests.factories import study_file
+
+    data = study_file(slug="page-phen", protocol="mqm", n_items=6, n_candidates=3, settings={"redundancy": 2},
+                      phenomena=("pronoun", "connective"))
+    study = study_import(status="open", data=data)
+    answer_all(study, mqm_plan)
+    html = _get(staff_client, "evaluators:report", study.slug, bootstrap="100").content.decode()
+    report = study_report(study, n_boot=100)
+    assert set(report["by_phenomenon"]) == {"pronoun", "connective"}
+    assert_page_matches(html, report)  # every data-path exists in the JSON (no DiP counts of the control)
+    phen = _section(html, "phen-h")
+    assert "#Ref" not in phen and "connective" in phen and "pronoun" in phen

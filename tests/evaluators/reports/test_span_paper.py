@@ -77,7 +77,8 @@ def test_mqm_methods_paragraph_names_protocol_weights_taxonomy_agreement_and_ran
     assert f"Gwet's AC1 = {ac1:.3f}" in text and "worst severity" in text
     alpha = report["span_agreement"]["scores"]["krippendorff_alpha_interval"]
     assert f"Krippendorff's α (interval) = {alpha['value']:.3f}, 95% CI [{alpha['ci_low']:.3f}" in text
-    assert "Gwet's AC1 = 1.000" in text and "12 matched pairs" in text
+    assert ("(12 matched pairs): Gwet's AC1 = 1.000, 95% CI [1.000, 1.000] on full categories and 1.000, "
+            "95% CI [1.000, 1.000] on top-level categories") in text
     assert "Kocmi et al., 2023" in text and "ComputeWMT23Results, Federmann, 2018" in text
     assert "reference (0.00); sys1 (1.05); sys2 (5.00)" in text  # three clusters, in order
     assert "For quality control, answers faster than" in text
