@@ -21,7 +21,9 @@ Formats:
   ``annotator, system, segment, type, source lang, target lang, score``, then
   for document-level campaigns ``documentID, isCompleteDocument, mqm``, then
   ``start, end`` (epoch seconds; absent from exports cut to 7 or 10 columns),
-  then with ``--batch-info`` ``batchNo, item id`` (ignored). ``TGT`` rows are
+  then with ``--batch-info`` ``batchNo, item id`` (ignored). Document-level
+  campaigns number segments within each document, so their items are
+  ``<documentID>#<segment>`` (position = the segment number). ``TGT`` rows are
   judgments; ``REF`` rows score the reference (its candidate is flagged
   ``is_reference``); ``BAD`` rows score a degraded copy (a spam item
   ``<segment>~spam`` whose candidate is flagged ``is_spam``); ``CHK`` rows
@@ -90,6 +92,7 @@ class ScoreRow:
     target_language: str = ""
     started_at: datetime | None = None
     submitted_at: datetime | None = None
+    position: int | None = None  # the segment's place in its document, when the format gives it
 
     @property
     def item_id(self) -> str:
@@ -238,9 +241,12 @@ def parse_appraise(name: str, content: str) -> tuple[list[ScoreRow], AppraiseDro
             continue
         document_level, timed = width
         cells = [c.strip() for c in cells]
-        annotator, system, segment, kind, src_lang, tgt_lang, score_text = cells[:7]
-        fields = {"annotator": annotator, "system": system, "segment": segment,
-                  "document": cells[7] if document_level else ""}
+        annotator, system, item_id, kind, src_lang, tgt_lang, score_text = cells[:7]
+        document = cells[7] if document_level else ""
+        # Document-level campaigns number segments within their document (0, 1, 2, … in every document).
+        segment = f"{document}#{item_id}" if document else item_id
+        position = int(item_id) if document and item_id.isdigit() else None
+        fields = {"annotator": annotator, "system": system, "segment": segment, "document": document}
         ok = _check_names(fields, line, errors)
         if kind.upper() not in APPRAISE_TYPES:
             errors.add(line, f"type {kind!r} is not one of {', '.join(APPRAISE_TYPES)}")
@@ -273,8 +279,9 @@ def parse_appraise(name: str, content: str) -> tuple[list[ScoreRow], AppraiseDro
                 dropped.span_rows += ok and score is not None
         if ok and score is not None:
             rows.append(ScoreRow(line=line, annotator=annotator, system=system, segment=segment, score=score,
-                                 kind=kind.upper(), document=fields["document"], source_language=src_lang,
-                                 target_language=tgt_lang, started_at=started, submitted_at=submitted))
+                                 kind=kind.upper(), document=document, source_language=src_lang,
+                                 target_language=tgt_lang, started_at=started, submitted_at=submitted,
+                                 position=position))
     errors.raise_any()
     return rows, dropped
 
@@ -402,6 +409,8 @@ def _study_data(name: str, slug: str, rows: list[ScoreRow], references: set[str]
         reference = next((r.reference for r in seg_rows if r.reference), "")
         if document:
             item["document_id"] = document
+        if seg_rows[0].position is not None:
+            item["position"] = seg_rows[0].position
         if source:
             item["source"] = source
         if reference:

@@ -132,8 +132,10 @@ def test_appraise_document_level_rows_drop_document_scores_and_spans(tmp_path):
             '1700000000,1700000004\n'
             'u1,sysA,8,TGT,eng,deu,80,docA,False,[],1700000005,1700000006\n'
             'u1,sysA,9,TGT,eng,deu,75,docA,True,,1700000007,1700000009\n')
+    rows += 'u1,sysA,7,TGT,eng,deu,50,docB,False,[],1700000010,1700000011\n'  # segments numbered per document
     study = run(tmp_path, "doc.csv", rows, "appraise-csv", "--slug", "apd")
-    assert set(study.items.values_list("external_id", "document_id")) == {("7", "docA"), ("8", "docA")}
+    assert set(study.items.values_list("external_id", "document_id", "position")) == {
+        ("docA#7", "docA", 7), ("docA#8", "docA", 8), ("docB#7", "docB", 7)}
     assert "1 whole-document scores dropped" in study.description
     assert "the error spans of 1 rows dropped" in study.description
 
