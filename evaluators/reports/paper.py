@@ -178,7 +178,7 @@ def _agreement_rows(report: dict, *, latex: bool) -> tuple[list[str], list[list[
     if span_page.is_span_report(report):
         for label, c in span_paper.agreement_rows(report):
             if latex:
-                label = _latex_escape(label).replace("α", "$\\alpha$").replace("AC1", "AC$_1$")
+                label = _latex_escape(label).replace("AC1", "AC$_1$")
             p = c.get("p_value")
             ci = f"[{_f(c.get('ci_low'))}, {_f(c.get('ci_high'))}]" if c.get("ci_low") is not None else ""
             rows.append([label, _f(c.get("value")), _f(c.get("se")), ci,
@@ -190,7 +190,7 @@ def _span_ranking_table(report: dict, latex: bool) -> str:
     """WMT-style ranking table of a span study: a rule between clusters in LaTeX."""
     columns, rows, breaks = span_paper.ranking_rows(report, latex=latex, escape=_latex_escape)
     caption = span_paper.ranking_caption(report)
-    latex_caption = _latex_escape(caption).replace("†", "$^\\dagger$")
+    latex_caption = _latex_escape(caption)
     if not latex:
         lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -209,7 +209,8 @@ def _span_ranking_table(report: dict, latex: bool) -> str:
 
 
 _LATEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "_": "\\_", "#": "\\#", "$": "\\$", "{": "\\{",
-          "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "–": "--", "<": "$<$"}
+          "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "–": "--", "<": "$<$",
+          "α": "$\\alpha$", "τ": "$\\tau$", "κ": "$\\kappa$", "−": "$-$", "†": "$^\\dagger$"}
 
 
 def _latex_escape(text: str) -> str:
@@ -230,7 +231,8 @@ def table(report: dict, name: str, fmt: str) -> str:
     if name == "agreement" and span_page.is_span_report(report):
         caption = (f"Inter-annotator agreement over {report.get('n_items', 0)} (item, candidate) units, "
                    f"{report.get('n_raters', 0)} annotators; categories: {report.get('categories_are', 'labels')}; "
-                   "segment scores and span categories below the rule of the coefficients.")
+                   "the last rows: Krippendorff's interval α of the segment scores and AC1 of the categories "
+                   "of overlapping spans.")
     elif name == "ranking":
         caption = (f"Human ranking of the systems by expected wins; 95% bootstrap CIs "
                    f"({(report.get('ranking') or {}).get('n_boot')} resamples of items), bootstrap rank ranges in parentheses.")

@@ -61,6 +61,8 @@ def test_markdown_ranking_and_agreement_tables_for_mqm(mqm):
     assert "| Gwet's AC1 (top-level categories of overlapping spans) | 1.000 |" in agreement
     latex = run(mqm.slug, table="agreement")
     assert "Krippendorff's $\\alpha$, interval" in latex and "Gwet's AC$_1$ (error categories" in latex
+    caption = re.search(r"\\caption\{(.*)\}", latex).group(1)
+    assert "interval $\\alpha$ of the segment scores" in caption and "α" not in latex  # no raw Unicode Greek
 
 
 def test_mqm_methods_paragraph_names_protocol_weights_taxonomy_agreement_and_ranking(mqm):
