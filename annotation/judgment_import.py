@@ -476,10 +476,9 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     """
     if fmt not in FORMATS:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
-    if fmt not in SUPPORTED:
-        raise JudgmentImportError([f"--format: {fmt!r} is not supported by this version yet (supported: "
-                                   f"{', '.join(SUPPORTED)}); its protocol family (error spans, direct "
-                                   "assessment scores) is still to come"])
+    if fmt not in SUPPORTED:  # mqm-tsv: the command calls annotation.judgment_import_mqm.mqm_tsv_import
+        raise JudgmentImportError([f"--format: {fmt!r} is read by annotation.judgment_import_mqm.mqm_tsv_import "
+                                   f"(this function reads {', '.join(SUPPORTED)})"])
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
     if fmt in SCORE_FORMATS:
