@@ -32,7 +32,7 @@ BASE_COLUMNS = [
 #: Extra columns (extending the interface, never renaming it).
 EXTRA_COLUMNS = [
     "is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen", "excluded",
-    "pilot", "client_duration_ms", "score", "spans",
+    "pilot", "client_duration_ms", "score", "spans", "control_error",
 ]
 COLUMNS = BASE_COLUMNS + EXTRA_COLUMNS
 
@@ -86,6 +86,10 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
     items = {pk: (ext, doc, phen, spam) for pk, ext, doc, phen, spam in
              Item.objects.filter(study=study).values_list("pk", "external_id", "document_id", "phenomenon", "is_spam")
              .iterator(chunk_size=5000)}
+    # Span studies' control items: where the generated error is (studies/spam.py), JSON text on the item's rows.
+    controls = {pk: json.dumps(meta["control_error"], ensure_ascii=False, separators=(",", ":"))
+                for pk, meta in Item.objects.filter(study=study, is_spam=True).values_list("pk", "metadata")
+                if isinstance(meta, dict) and meta.get("control_error")} if study.protocol in ("mqm", "esa") else {}
     annotators = dict((pk, (code, excluded, pilot)) for pk, code, excluded, pilot in
                       study.annotators.values_list("pk", "code", "excluded", "is_pilot"))
     judgments = Judgment.objects.filter(assignment__annotator__study=study)
@@ -123,7 +127,7 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
                 "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
                 "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
                 "pilot": pilot, "client_duration_ms": client_duration,
-                **_span_cells(annotations.get(str(pk))),
+                **_span_cells(annotations.get(str(pk))), "control_error": controls.get(item_id),
             }
 
 
@@ -226,7 +230,9 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
     - ``score`` (float, nullable: ESA/DA, the 0–100 score given to this candidate),
       ``spans`` (str or None: MQM/ESA, the candidate's error spans as JSON text, a list of
       ``{start, end, side, severity[, category][, note]}``, offsets into the candidate's text or,
-      with side "source", the item's source; "[]" = the annotator marked no error).
+      with side "source", the item's source; "[]" = the annotator marked no error),
+    - ``control_error`` (str or None: MQM/ESA control items only, the generated error as JSON text
+      ``{kind, start, end, before, after}``, offsets into the degraded candidate's text; researchers only).
 
     An empty study gives an empty frame with the same columns.
     """

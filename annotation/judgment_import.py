@@ -476,9 +476,12 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     """
     if fmt not in FORMATS:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
-    if fmt not in SUPPORTED:  # mqm-tsv: the command calls annotation.judgment_import_mqm.mqm_tsv_import
-        raise JudgmentImportError([f"--format: {fmt!r} is read by annotation.judgment_import_mqm.mqm_tsv_import "
-                                   f"(this function reads {', '.join(SUPPORTED)})"])
+    if fmt == "mqm-tsv":
+        from annotation.judgment_import_mqm import mqm_tsv_import  # (it imports this module's helpers)
+
+        return mqm_tsv_import(name=name, content=content, slug=slug, reference_systems=reference_systems or ())
+    if fmt not in SUPPORTED:
+        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
     if fmt in SCORE_FORMATS:

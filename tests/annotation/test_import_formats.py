@@ -282,22 +282,25 @@ def _stored(slug: str) -> list[tuple]:
 
 
 def _with_control_errors(text: str, fmt: str, slug: str) -> str:
-    """The export plus a ``control_error`` column (the generated error of each control item, from its metadata).
-
-    annotation/export.py does not write that column (yet); judgment_import reads it when it is there.
-    """
-    errors = {ext: json.dumps(meta["control_error"]) for ext, meta in
+    """The export as written, after checking its ``control_error`` column holds each control item's generated error."""
+    errors = {ext: meta["control_error"] for ext, meta in
               Item.objects.filter(study__slug=slug, is_spam=True).values_list("external_id", "metadata")
               if meta.get("control_error")}
     assert errors, "the span study has control items with a generated error"
-    if fmt == "jsonl":
-        rows = [json.loads(line) for line in text.splitlines()]
-        return "".join(json.dumps({**r, "control_error": errors.get(r["item"], "")}) + "\n" for r in rows)
+    rows = [json.loads(line) for line in text.splitlines()] if fmt == "jsonl" else list(csv.DictReader(io.StringIO(text)))
+    for row in rows:
+        cell = row["control_error"]
+        assert (json.loads(cell) if cell else None) == errors.get(row["item"])
+    return text
+
+
+def _without_control_column(text: str) -> str:
+    """A CSV export of an older version, without the ``control_error`` column."""
     table = list(csv.DictReader(io.StringIO(text)))
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=[*table[0], "control_error"])
+    writer = csv.DictWriter(out, fieldnames=[c for c in table[0] if c != "control_error"], extrasaction="ignore")
     writer.writeheader()
-    writer.writerows({**r, "control_error": errors.get(r["item"], "")} for r in table)
+    writer.writerows(table)
     return out.getvalue()
 
 
@@ -314,7 +317,7 @@ def test_span_and_score_exports_round_trip(tmp_path, protocol, answer, fmt, cont
     assert Item.objects.filter(study=study, is_spam=True).exists()
     path = tmp_path / f"orig.{fmt}"
     text = export("orig", fmt)
-    path.write_text(_with_control_errors(text, fmt, "orig") if control_column else text)
+    path.write_text(_with_control_errors(text, fmt, "orig") if control_column else _without_control_column(text))
     original, stored = report("orig"), _stored("orig")
     # As on another server: the original is gone, so the annotators keep their codes (span agreement lists
     # rater pairs, and precision/recall, in code order).

@@ -334,3 +334,12 @@ def test_a_document_unit_text_is_refused_naming_the_item(tmp_path):
         c.public_id: {"spans": []} for c in ordered_candidates(assignment)}})
     with pytest.raises(CommandError, match="item 'ext-0': the text contains a tab or a line break"):
         run_export("docs", tmp_path)
+
+
+def test_judgments_import_reads_mqm_tsv_too():
+    """The Python entry point of every format (judgment_import.judgments_import) routes mqm-tsv as the command does."""
+    from annotation.judgment_import import judgments_import
+
+    content = "\n".join(FIXTURE.read_text(encoding="utf-8").splitlines()[:200]) + "\n"
+    study = judgments_import(name=FIXTURE.name, content=content, fmt="mqm-tsv", slug="via-python")
+    assert study.protocol == "mqm" and study.status == "closed" and study.items.exists()
