@@ -302,6 +302,10 @@
     all(p, "[data-sev]").forEach(function (s) { s.setAttribute("aria-pressed", existing && existing.severity === s.dataset.sev ? "true" : "false"); });
     p.hidden = false;
     shade({ col: col, start: a, end: b });
+    if (hasHighlights) {  /* the words being marked stay visible once the focus is in the popup */
+      var words = rangeFor(col, a, b);
+      if (words) CSS.highlights.set("span-pending", new Highlight(words));
+    }
     place(p, col, a, b);
     if (filter) {
       filter.value = "";
@@ -312,15 +316,29 @@
     }
   }
 
+  /* Beside the selection, never over it: below it, else (after scrolling the page a little) below it,
+   * else above it, else at the window's side away from it. Phones: a bottom sheet, the page scrolled so
+   * the selection stays visible above it. spans.css adds room at the end of the page while it is open. */
   function place(p, col, a, b) {
     p.style.top = ""; p.style.left = "";
-    if (window.innerWidth < 600) return;  /* a bottom sheet on phones (spans.css) */
-    var r = rangeFor(col, a, b);
-    var box = r ? r.getBoundingClientRect() : col.getBoundingClientRect();
-    var w = p.offsetWidth, h = p.offsetHeight;
-    var top = box.bottom + 8;
-    if (top + h > window.innerHeight - 8) top = Math.max(8, box.top - h - 8);
-    var left = Math.min(Math.max(8, box.left), window.innerWidth - w - 8);
+    var box = function () { var r = rangeFor(col, a, b); return (r || col).getBoundingClientRect(); };
+    var w = p.offsetWidth, h = p.offsetHeight, vh = window.innerHeight, vw = window.innerWidth;
+    document.documentElement.classList.add("span-sheet-open");
+    if (vw < 600) {
+      var over = box().bottom - (vh - h - 8);
+      if (over > 0) window.scrollBy(0, over);
+      return;
+    }
+    var sel = box();
+    var needed = Math.ceil(sel.bottom + 8 + h - (vh - 8)) + 8;  /* + 8: rounding of fractional boxes */
+    if (needed > 8 && needed <= sel.top - 60) { window.scrollBy(0, needed); sel = box(); }
+    var top, left = Math.min(Math.max(8, sel.left), vw - w - 8);
+    if (sel.bottom + 8 + h <= vh - 8) top = sel.bottom + 8;
+    else if (sel.top - h - 8 >= 8) top = sel.top - h - 8;
+    else {
+      top = Math.max(8, Math.min(sel.top, vh - h - 8));
+      left = (sel.left + sel.right) / 2 > vw / 2 ? Math.max(8, sel.left - w - 16) : Math.min(vw - w - 8, sel.right + 16);
+    }
     p.style.top = top + "px";
     p.style.left = left + "px";
   }
@@ -331,6 +349,8 @@
     var col = pending && pending.col;
     pending = null;
     shade(null);
+    if (hasHighlights) CSS.highlights.delete("span-pending");
+    document.documentElement.classList.remove("span-sheet-open");
     if (refocus && col) col.focus();
   }
 

@@ -91,6 +91,7 @@ def test_mqm_marks_by_mouse_and_keyboard_are_stored_as_offsets(live_server, chro
         panel = page.locator("[data-span-panel]")
         panel.wait_for(state="visible")
         assert page.evaluate("document.activeElement.id") == "span-cat-filter"
+        page.screenshot(path=str(screenshot_dir / f"spans-mqm-popup-{viewport_name}.png"))
         page.keyboard.type("mistrans")
         assert page.locator("[data-cat]:visible").count() == 1
         page.keyboard.press("Enter")
@@ -375,5 +376,50 @@ def test_touch_selection_opens_the_popup(live_server, chromium_browser, screensh
         answer, _ = stored(annotator)
         (entry,) = answer.values()
         assert entry == {"spans": [{"start": 3, "end": 8, "side": "target", "severity": "minor"}], "score": 55}
+    finally:
+        context.close()
+
+
+def test_marks_are_editable_deletable_and_overlaps_refused_when_not_allowed(live_server, chromium_browser):
+    study = span_study(slug="edit-page", protocol="mqm", candidates=1)
+    context, page, annotator = open_page(live_server, chromium_browser, DESKTOP, study)
+    try:
+        text = text_of(page, "A")
+        keyboard_select(page, "#cand-A-text", 0, 8)
+        page.keyboard.type("awk")
+        page.keyboard.press("Enter")
+        page.keyboard.press("1")
+        assert page.locator("#noerror-A").is_disabled()  # marks and "No error" exclude each other
+        # Overlapping the first mark: refused in the popup (the study does not allow overlaps).
+        keyboard_select(page, "#cand-A-text", 4, 12)
+        page.keyboard.type("other")
+        page.keyboard.press("Enter")
+        page.keyboard.press("2")
+        problem = page.locator("[data-panel-problem]")
+        assert problem.is_visible() and "overlaps" in problem.inner_text()
+        page.keyboard.press("Escape")
+        assert page.locator(".mark-item").count() == 1
+        # Edit: another category and severity; the words stay.
+        page.locator("[data-edit-mark='0']").click()
+        page.keyboard.type("mistrans")
+        page.keyboard.press("Enter")
+        page.keyboard.press("c")
+        assert page.locator(".mark-item").count() == 1
+        assert "Accuracy/Mistranslation" in page.locator(".mark-item").inner_text()
+        assert page.locator("#cand-A-text mark.sev-critical").inner_text() == text[0:8].strip()
+        # A second mark, then deleted.
+        keyboard_select(page, "#cand-A-text", 12, 16)
+        page.keyboard.type("spell")
+        page.keyboard.press("Enter")
+        page.keyboard.press("m")
+        assert page.locator(".mark-item").count() == 2
+        page.locator("[data-delete-mark='1']").click()
+        assert page.locator(".mark-item").count() == 1 and page.locator("#cand-A-text mark").count() == 1
+        page.locator("button[type=submit]").click()
+        page.locator(".progress-text", has_text="1 of 3").wait_for(timeout=10_000)
+        answer, _ = stored(annotator)
+        (entry,) = answer.values()
+        assert entry == {"spans": [{"start": 0, "end": 8, "side": "target", "severity": "critical",
+                                    "category": "Accuracy/Mistranslation"}]}
     finally:
         context.close()
