@@ -95,6 +95,14 @@ def _qc_sentence(kind: str, report: dict, facts: Any) -> str:
                                                              "originals were compared with a one-sided Mann–Whitney "
                                                              "U test" if kind == "esa" else ""))
         qc.append(f"{facts.n_spam_items} control items ({facts.spam_rate:.0%} of items) were mixed in, each {check}")
+    control = report.get("control") or {}
+    if control.get("n_checks"):
+        qc.append(f"annotators missed {control['n_missed']} of the {control['n_checks']} injected errors "
+                  f"({control['miss_rate']:.1%})")
+        drop = control.get("score_drop") or {}
+        if drop.get("p") is not None:
+            qc.append(f"a one-sided Mann–Whitney U test of whether the degraded copies scored lower than their "
+                      f"originals gave p = {_f(drop['p'])} ({drop.get('n_pairs')} pairs)")
     if facts.auto_exclude_share is not None:
         qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
     policies = report.get("policies") or {}

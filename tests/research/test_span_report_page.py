@@ -67,7 +67,7 @@ def test_mqm_page_shows_the_wmt_ranking_with_clusters_weights_and_the_reports_nu
     assert "wmt23" in text and "lower is better" in text
     assert ranking.count("<svg") == 1 and "MQM system scores with 95% bootstrap CI" in ranking
     # the old expected-wins ranking and hidden-reference control are not shown for MQM
-    assert "Expected wins" not in html and 'id="control-h"' not in html
+    assert "Expected wins" not in html and "Control: the hidden reference" not in html
 
 
 def test_mqm_page_errors_table_groups_discourse_and_plots_the_categories(staff_client, mqm_study):
@@ -176,3 +176,20 @@ def test_mqm_page_per_phenomenon_has_no_hidden_reference_columns(staff_client):
     assert_page_matches(html, report)  # every data-path exists in the JSON (no DiP counts of the control)
     phen = _section(html, "phen-h")
     assert "#Ref" not in phen and "connective" in phen and "pronoun" in phen
+
+
+def test_control_items_with_injected_errors_are_reported(staff_client):
+    study = span_study("page-controls", "mqm", n_items=6, spam_rate=0.5)
+    answer_all(study, lambda k, item, system: {"spans": []})  # nobody marks the injected errors
+    html = _get(staff_client, "evaluators:report", study.slug, bootstrap="50").content.decode()
+    report = study_report(study, n_boot=50)
+    assert report["control"]["n_checks"] > 0
+    assert_page_matches(html, report)
+    section = _text(_section(html, "control-h"))
+    n = report["control"]["n_checks"]
+    assert f"Annotators missed {n} of {n} injected errors: miss rate 100.0%" in section
+    assert "major or critical span overlaps" in section
+    for kind in report["control"]["by_kind"]:
+        assert kind in section
+    text = _text(_section(html, "paper-h"))
+    assert f"missed {n} of the {n} injected errors" in text
