@@ -24,7 +24,7 @@ from annotation.document import document_screen
 from annotation.interface import wording_languages
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from annotation.services import candidate_order_for
-from annotation.span_screen import candidate_errors, span_screen
+from annotation.span_screen import candidate_errors, span_keys, span_screen
 from annotation.rendering import candidate_letter, highlighted_lines, instructions_html
 
 #: Wording and key of the extra answers a choice study may offer (the keys stay Latin letters in every language).
@@ -154,6 +154,7 @@ def start_screen(*, annotator: Annotator) -> dict[str, Any]:
     median, n_answers = selectors.median_item_duration_ms(study=annotator.study) if remaining > 0 else (None, 0)
     return {
         **wording_languages(annotator.study),
+        **span_keys(annotator.study),
         "estimate_n": n_answers,
         "done_count": progress["done"],
         "total_count": progress["total"],

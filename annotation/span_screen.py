@@ -125,6 +125,20 @@ def candidate_errors(messages: list[str], letters: dict[str, str]) -> tuple[dict
     return by_candidate, general
 
 
+def severity_views(study: Study) -> list[dict[str, Any]]:
+    """The study's severities with their wording and keys, in the study's order."""
+    return [{"value": s, "text": SEVERITY_TEXT[s][0], "keys": SEVERITY_TEXT[s][1]}
+            for s in study.effective_severities() if s in SEVERITY_TEXT]
+
+
+def span_keys(study: Study) -> dict[str, Any]:
+    """What the keyboard legend (``_keys.html``) needs on a span study's start page; {} for other protocols."""
+    if study.protocol not in (Protocol.MQM, Protocol.ESA):
+        return {}
+    return {"uses_spans": study.uses_spans, "uses_score": study.uses_score,
+            "is_mqm": study.protocol == Protocol.MQM, "severities": severity_views(study)}
+
+
 def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
                 answer: dict[str, Any] | None, show_source: bool) -> dict[str, Any]:
     """The span page's part of the item context; adds ``segments``, ``source_segments`` to each candidate view."""
@@ -155,8 +169,7 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
         "taxonomy": study.effective_taxonomy(),
         # The default taxonomy is English; a study's own is in the study's wording language.
         "taxonomy_lang": study.wording_language() if study.taxonomy else "en",
-        "severities": [{"value": s, "text": SEVERITY_TEXT[s][0], "keys": SEVERITY_TEXT[s][1]}
-                       for s in severities if s in SEVERITY_TEXT],
+        "severities": severity_views(study),
         "anchors": [{"value": v, "text": ANCHOR_TEXT[v]} for v in tx.SCORE_ANCHORS],
         "score_min": tx.SCORE_MIN,
         "score_max": tx.SCORE_MAX,

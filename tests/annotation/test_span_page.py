@@ -218,3 +218,13 @@ def test_staff_preview_renders_span_studies(staff):
                           {"annotations": json.dumps({i: entry for i in ids})})
         assert resp.status_code == 303, re.findall(r"<li>(.*?)</li>", resp.content.decode())
         assert Judgment.objects.count() == 0  # a preview stores nothing
+
+
+def test_start_page_legend_has_the_span_keys():
+    annotator = one_annotator(span_study(slug="start-mqm", protocol="mqm"))
+    html = Client().get(url("start", annotator)).content.decode()
+    assert "mark the selected words as an error" in html and "type part of a category's name" in html
+    assert "<kbd>3</kbd>/<kbd>c</kbd> Critical" in html
+    esa = one_annotator(span_study(slug="start-esa", protocol="esa"))
+    html = Client().get(url("start", esa)).content.decode()
+    assert "on a score slider: change it by 1 / by 10" in html and "Critical" not in html
