@@ -48,6 +48,8 @@ def _clip_label(label: str, limit: int = 28) -> str:
 def _ticks(lo: float, hi: float) -> list[float]:
     span = hi - lo
     step = 0.1 if span <= 1.01 else 0.25 if span <= 2.01 else 10 ** math.floor(math.log10(span))
+    if span / step < 3:  # e.g. a 0–100 scale: ticks every 20, not only at 0 and 100
+        step /= 5
     first = math.ceil(lo / step - 1e-9) * step
     ticks, t = [], first
     while t <= hi + 1e-9:

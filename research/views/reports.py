@@ -57,6 +57,7 @@ def _span_context(study: Study, report: dict, query: str) -> dict[str, Any] | No
     return {
         "kind": kind, "kind_label": {"mqm": "MQM", "esa": "ESA", "da": "DA"}[kind],
         "ranking_rows": span_page.ranking_rows(report),
+        "n_significant": sum(bool(h.get("significant")) for h in (report.get("ranking") or {}).get("head_to_head") or []),
         "weights_text": span_page.weights_text((report.get("ranking") or {}).get("score") or {}),
         "score_svg": span_svg.score_svg(report), "errors_svg": span_svg.errors_svg(report),
         "errors": span_page.error_matrix(report), "agreement": span_page.span_agreement_view(report),

@@ -66,6 +66,7 @@ def test_mqm_page_shows_the_wmt_ranking_with_clusters_weights_and_the_reports_nu
     assert "wmt-mqm: minor 1, major 5, critical 25" in text and "minor Fluency/Punctuation 0.1" in text
     assert "wmt23" in text and "lower is better" in text
     assert ranking.count("<svg") == 1 and "MQM system scores with 95% bootstrap CI" in ranking
+    assert "Head-to-head tests (3 pairs, 3 significant)" in text
     # the old expected-wins ranking and hidden-reference control are not shown for MQM
     assert "Expected wins" not in html and "Control: the hidden reference" not in html
 

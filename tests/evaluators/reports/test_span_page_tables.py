@@ -71,3 +71,11 @@ def test_csv_tables():
     columns, rows = span_page.span_ranking_table(report())
     assert rows[2][columns.index("score_ci_low")] is None and rows[0][columns.index("rank_range_high")] == 2
     assert span_page.weights_text(report()["ranking"]["score"]) == "wmt-mqm: minor 1, major 5"
+
+
+def test_esa_score_plot_has_ticks_across_the_0_100_scale():
+    r = report("esa")
+    for s in r["ranking"]["systems"]:
+        s["score"], s["score_ci"] = 50.0, [40.0, 60.0]
+    svg = span_svg.score_svg(r)
+    assert all(f">{t}</text>" in svg for t in (0, 20, 40, 60, 80, 100))
