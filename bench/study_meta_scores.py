@@ -76,11 +76,13 @@ def main(slug: str, out: str, mtme: str | None = None) -> int:
         writer = csv.writer(handle)
         writer.writerow(["system", "segment", "scorer", "score"])
         if segments is not None:
-            for row in segments[~segments["system"].isin(references)].itertuples(index=False):
-                writer.writerow([row.system, row.item, "human", repr(float(row.score))])
+            human_rows = segments[~segments["system"].isin(references)]
+            for system, item, value in zip(human_rows["system"], human_rows["item"], human_rows["score"].astype(float)):
+                writer.writerow([system, item, "human", repr(float(value))])
                 n += 1
-        for row in scores.itertuples(index=False):
-            writer.writerow([row.system, row.item, row.evaluator, repr(float(row.score))])
+        for system, item, name, value in zip(scores["system"], scores["item"], scores["evaluator"],
+                                             scores["score"].astype(float)):
+            writer.writerow([system, item, name, repr(float(value))])
             n += 1
     if mtme and segments is not None:
         human_sys = {s: float(e["oriented"]) for s, e in human["systems"].items()}
