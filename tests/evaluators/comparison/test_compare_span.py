@@ -143,3 +143,28 @@ def test_compare_page_shows_the_span_human_side(study, admin_client):
     assert "Meta-evaluation" in html or "meta-evaluation" in html
     label = "MQM points, lower is better" if study.protocol == "mqm" else "ESA score, higher is better"
     assert label in html
+
+
+def test_span_study_without_judgments_has_no_human_side():
+    study = make_study(slug="cmp-mqm-empty", protocol="mqm", n_items=4, n_candidates=5)
+    scores_import(study=study, file_name="o.csv", content=score_csv(name="oracle", n_items=4))
+    result = study_comparison(study=study, n_boot=20)
+    assert result["human"]["systems"] == {} and result["meta"] is None
+    assert "no usable human judgments yet" in result["notes"]
+    assert by_name(result)["oracle"]["system_level"] is None
+
+
+def test_da_study_scores_without_spans():
+    """ESA with spans switched off (DA): the score alone is the human side."""
+    study = make_study(slug="cmp-da", protocol="esa", n_items=8, n_candidates=5,
+                       settings={"redundancy": 2, "esa_spans": False})
+    for annotator in annotators_create(study=study, count=2):
+        while (assignment := assignment_next(annotator=annotator)) is not None:
+            item = assignment.item
+            annotations = {c.public_id: {"score": 100 - 10 * true_rank(item.external_id, c.system)}
+                           for c in item.candidates.all()}
+            judgment_submit(assignment=assignment, payload={"annotations": annotations})
+    scores_import(study=study, file_name="o.csv", content=score_csv(name="oracle"))
+    result = study_comparison(study=study, n_boot=50)
+    assert result["human"]["systems"]["sys1"]["score"] == pytest.approx((6 * 80 + 2 * 70) / 8)
+    assert result["meta"]["system"]["oracle"]["pairwise_accuracy"] == pytest.approx(1.0)
