@@ -259,9 +259,12 @@ def test_span_pages_are_axe_clean(live_server, chromium_browser, protocol):
     assert problems == []
 
 
-LONG_TASKS = """() => { window.__longTasks = [];
+LONG_TASKS = """() => { window.__longTasks = []; window.__events = [];
   new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
-    .observe({type: 'longtask'}); }"""
+    .observe({type: 'longtask'});
+  new PerformanceObserver(list => { for (const e of list.getEntries())
+      window.__events.push(e.processingEnd - e.processingStart); })
+    .observe({type: 'event', durationThreshold: 16}); }"""
 
 
 def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_selecting(
@@ -294,6 +297,10 @@ def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_sel
         page.wait_for_timeout(300)
         long_tasks = page.evaluate("window.__longTasks")
         assert long_tasks == [], f"main-thread tasks over 50 ms while selecting: {long_tasks}"
+        # Event Timing: the page's own handlers (input processing) of the slowest event taking 16 ms or more.
+        slowest = max(page.evaluate("window.__events"), default=0.0)
+        print(f"\nspans perf: long tasks {len(long_tasks)}, slowest event handler {slowest:.1f} ms")
+        assert slowest < 50
         assert page.locator("#cand-E-text mark.sev-major").count() >= 1
         page.screenshot(path=str(screenshot_dir / "spans-mqm-document.png"), full_page=False)
     finally:
@@ -421,5 +428,27 @@ def test_marks_are_editable_deletable_and_overlaps_refused_when_not_allowed(live
         (entry,) = answer.values()
         assert entry == {"spans": [{"start": 0, "end": 8, "side": "target", "severity": "critical",
                                     "category": "Accuracy/Mistranslation"}]}
+    finally:
+        context.close()
+
+
+def test_document_page_on_a_phone_does_not_scroll_sideways(live_server, chromium_browser, screenshot_dir):
+    study = study_import(status="open", data=span_document_file(slug="phone-doc", protocol="esa",
+                                                                candidates=2, segments=4))
+    annotator = annotators_create(study=study)[0]
+    first = assignment_next(annotator=annotator)
+    assert first is not None
+    judgment_submit(assignment=first, payload={"annotations": {c.public_id: {"spans": [], "score": 50}
+                                                               for c in ordered_candidates(first)}})
+    context = chromium_browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+        page.locator("[data-span-cards][data-spans-ready]").wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        keyboard_select(page, "#cand-A-text", 0, 6)
+        page.keyboard.press("2")
+        assert page.locator("#cand-A-text mark.sev-major").count() == 1
+        page.screenshot(path=str(screenshot_dir / "spans-esa-document-phone.png"), full_page=True)
     finally:
         context.close()
