@@ -38,16 +38,22 @@ SPAN_PROTOCOLS = ("mqm", "esa")
 SEVERITY_ORDER = ("no-error", "neutral", "minor", "major", "critical")
 DA_BANDS = ((0.0, 33.0, "0-33"), (33.0, 66.0, "34-66"), (66.0, 100.0, "67-100"))
 
+def category_order(labels: Any) -> list[str]:
+    """The categories seen, in their natural order (severities mild to severe, DA bands low to high), for weights."""
+    order = list(SEVERITY_ORDER) + [name for _, _, name in DA_BANDS]
+    seen = {str(v) for v in labels}
+    return [c for c in order if c in seen] + sorted(seen - set(order))
+
+
 METHODS: dict[str, str] = {
     "unit": "Span protocols: one unit per item and candidate (a segment); its category for the agreement "
             "coefficients is the worst severity marked ('no-error' when none), or for DA the WMT24 score band "
             "(0–33, 34–66, 67–100).",
-    "score": "MQM: a rating's score is the sum of its error weights (Freitag et al. 2021; weights in "
-             "ranking.score); ESA/DA: the 0–100 score as given (Kocmi et al. 2024). A system's score is the mean "
-             "over items of the mean over raters, with a paired percentile bootstrap 95% CI resampling items.",
+    "score": "A system's score is the mean over items of the mean over raters, with a paired percentile bootstrap "
+             "95% CI resampling items.",
     "ranking": "WMT human ranking (Kocmi et al. 2023; Appraise ComputeWMT23Results): per-annotator z-scores, "
                "systems ordered by mean score, one-sided Mann–Whitney U on the items both systems were scored on, "
-               "p < 0.05 a win; clusters and rank ranges from the wins. MQM enters as −MQM.",
+               "p < 0.05 a win; clusters and rank ranges from the wins.",
     "control": "Control items are copies of real items with one generated error (a content word replaced, a "
                "negation dropped or added, a pronoun's gender swapped, a connective replaced by its opposite); a check "
                "passes when a major or critical span overlaps the error; ESA also tests that scores drop (one-sided "
@@ -94,7 +100,7 @@ def span_ratings(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     out["span_list"] = pd.Series(spans, index=frame.index, dtype=object)
     out["score_given"] = scores.to_numpy()
-    rated = np.array([s is not None for s in spans]) | out["score_given"].notna().to_numpy()
+    rated = np.array([s is not None for s in spans], dtype=bool) | out["score_given"].notna().to_numpy()
     return out[rated].reset_index(drop=True)
 
 
@@ -238,3 +244,18 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
         block["unitized_alpha"] = None
         block["note"] = "unitized alpha needs the candidates' text lengths (a stored study's report has them)"
     return block
+
+
+def methods_for(protocol: str, uses_spans: bool) -> dict[str, str]:
+    """METHODS with the score and ranking lines worded for this protocol."""
+    out = dict(METHODS)
+    if protocol == "mqm":
+        out["score"] = ("MQM: a rating's score is the sum of its error weights (Freitag et al. 2021; the scheme and "
+                        "every weight in ranking.score), 0 = no error, lower is better. " + METHODS["score"])
+        out["ranking"] = METHODS["ranking"] + " MQM points enter the ranking negated (higher is better there)."
+    elif uses_spans:
+        out["score"] = ("ESA: annotators mark minor/major error spans, then give the 0–100 score used as given "
+                        "(Kocmi et al. 2024); higher is better. " + METHODS["score"])
+    else:
+        out["score"] = ("DA: the 0–100 score as given, higher is better (Graham et al. 2013; WMT). " + METHODS["score"])
+    return out

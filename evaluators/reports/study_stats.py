@@ -472,7 +472,8 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
     units = sr.agreement_ratings(used, protocol, uses_spans)
     report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
     try:
-        report.update(_agreement(units, weights) if len(units) else _agreement(units.iloc[:0], weights))
+        report.update(agreement(units, item="item", rater="rater", label="label", weights=weights,
+                                categories=sr.category_order(units["label"]) or None))
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     report["categories_are"] = "worst severity marked" if uses_spans else "WMT24 score band"
@@ -489,7 +490,9 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
     phenomena = sorted(set(units["phenomenon"])) if len(units) else []
     if phenomena and phenomena != [NO_PHENOMENON]:
         for name in phenomena:
-            by_phenomenon[name] = _agreement(units[units["phenomenon"] == name], weights)
+            part = units[units["phenomenon"] == name]
+            by_phenomenon[name] = agreement(part, item="item", rater="rater", label="label", weights=weights,
+                                            categories=sr.category_order(part["label"]) or None)
     report["by_phenomenon"] = by_phenomenon
     report["control"] = None
     scores = sr.segment_scores(real, protocol, scheme) if len(real) else pd.DataFrame(
@@ -505,7 +508,7 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
     report["methods"] = {**{k: METHODS[k] for k in ("percent_agreement", "gwet_ac1", "cohen_kappa", "fleiss_kappa",
                                                     "conger_kappa", "krippendorff_alpha", "brennan_prediger",
                                                     "inference")},
-                         **sr.METHODS}
+                         **sr.methods_for(protocol, uses_spans)}
     report["notes"] = notes
     return report
 

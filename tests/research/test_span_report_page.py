@@ -153,9 +153,6 @@ def test_esa_and_da_pages(staff_client):
     assert _get(staff_client, "evaluators:report-csv", da.slug, "errors").status_code == 200
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="span_report.span_ratings: np.array([]) of no spans is float, `|` with a bool array "
-                          "raises; needs dtype=bool (reported to the owner of span_report.py)")
 def test_span_page_without_judgments_does_not_crash(staff_client):
     study = span_study("page-empty", "mqm")
     resp = _get(staff_client, "evaluators:report", study.slug)

@@ -87,7 +87,7 @@ def test_mqm_report_scores_ranks_and_errors():
     assert errors[("sys2", "Accuracy/Mistranslation", "major")]["per_segment"] == pytest.approx(1.0)
     assert report["errors"]["discourse_categories"] == ["Discourse/Pronoun reference"]
     # agreement on the worst severity per (item, system): sys1's minor vs minor, etc. → perfect
-    assert report["categories"] == ["major", "minor", "no-error"]
+    assert report["categories"] == ["no-error", "minor", "major"]  # mild to severe (ordinal weights use the order)
     assert report["coefficients"]["percent_agreement"]["value"] == pytest.approx(1.0)
     spans = report["span_agreement"]
     [pair] = spans["spans"]
