@@ -256,7 +256,7 @@ def test_no_system_name_or_gold_before_answering_in_practice_pages():
             pages.append(client.post(step_url(annotator, 1), {f"rank-{i}": str(k + 1) for k, i in enumerate(ids.values())}).content.decode())
             pages.append(post_json(client, annotator, 1, {"ranks": {i: k + 1 for k, i in enumerate(ids.values())}}).content.decode())
         else:
-            answer = {"annotations": {i: ({"spans": []} | ({"score": 50} if study.protocol == "esa" else {})) for i in ids.values()}}
+            answer: dict[str, Any] = {"annotations": {i: ({"spans": []} | ({"score": 50} if study.protocol == "esa" else {})) for i in ids.values()}}
             pages.append(post_json(client, annotator, 1, answer).content.decode())
             pages.append(client.post(step_url(annotator, 1), {"annotations": json.dumps(answer)}).content.decode())
         if study.protocol != "ranking":  # the span studies practise on the real marking interface
