@@ -136,8 +136,15 @@ def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:
     if entry is None:
         return {"score": None, "spans": None}
     spans = entry.get("spans")
+    if spans is not None:  # one key order on every backend (PostgreSQL's jsonb stores keys in its own order)
+        spans = [{**{k: span[k] for k in SPAN_KEY_ORDER if k in span},
+                  **{k: v for k, v in span.items() if k not in SPAN_KEY_ORDER}} for span in spans]
     return {"score": entry.get("score"),
             "spans": json.dumps(spans, ensure_ascii=False, separators=(",", ":")) if spans is not None else None}
+
+
+#: The order of a span's keys in the ``spans`` column.
+SPAN_KEY_ORDER = ("start", "end", "side", "severity", "category", "note", "whole")
 
 
 def _cells(row: dict[str, Any], times: dict[datetime, str]) -> list[Any]:
