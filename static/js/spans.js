@@ -605,10 +605,15 @@
     return entry.spans === undefined;
   }
 
+  // The translation first: most marks are in it (the source only takes omissions).
+  function firstColumn(card) {
+    return card.querySelector('[data-side="target"][tabindex]') || card.querySelector("[data-col][tabindex]");
+  }
+
   function focusCard(card) {
     var target = card.querySelector("[data-score-slider]") && cfg.score && scoreOf(card) === null
       ? card.querySelector("[data-score-slider]")
-      : card.querySelector("[data-col][tabindex]") || card.querySelector("input");
+      : firstColumn(card) || card.querySelector("input");
     card.scrollIntoView({ block: "nearest" });
     if (target) target.focus();
   }
@@ -683,7 +688,7 @@
     var invalid = root.querySelector("[data-cand][aria-invalid]");
     var first = invalid || root.querySelector("[data-cand]");
     if (first && (invalid || !document.activeElement || document.activeElement === document.body)) focusCard(first);
-    else if (first) { var col = first.querySelector("[data-col][tabindex]"); if (col) col.focus(); }
+    else if (first) { var col = firstColumn(first); if (col) col.focus(); }
   }
 
   document.addEventListener("DOMContentLoaded", init);

@@ -85,6 +85,8 @@ def test_mqm_marks_by_mouse_and_keyboard_are_stored_as_offsets(live_server, chro
     context, page, annotator = open_page(live_server, chromium_browser, viewport, study)
     try:
         a_text, b_text = text_of(page, "A"), text_of(page, "B")
+        # The first translation has the focus (not its source, though the source comes first on the row).
+        assert page.evaluate("document.activeElement.id") == "cand-A-text"
         word = a_text.split()[2]  # third word of candidate A, by mouse
         start = a_text.index(word)
         drag_select(page, "#cand-A-text", start, start + len(word))
