@@ -16,6 +16,7 @@ from django.utils.dateparse import parse_datetime
 
 from studies.models import SPAN_PROTOCOLS, Candidate, Protocol, Study
 from studies import taxonomy as tx
+from studies.span_checks import category_names, overlap_problems, sorted_spans, span_checked
 
 from annotation import statements
 from annotation.models import Assignment
@@ -130,68 +131,8 @@ def _validate_labels(study: Study, payload: dict, errors: dict) -> dict | None:
     return {"labels": sorted(labels, key=order.__getitem__)}
 
 
-SPAN_FIELDS = {"start", "end", "side", "category", "severity", "note"}
-SIDES = ("target", "source")
-
-
 def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float))
-
-
-def _validate_span(study: Study, span: Any, texts: dict[str, str], categories: dict[str, str], severities: list[str],
-                   where: str, errors: dict) -> dict | None:
-    """One error span: offsets within its text and non-empty, a known category (MQM) and severity."""
-    field = "annotations"
-    if not isinstance(span, dict):
-        errors.setdefault(field, []).append(f"{where}: must be an object with start, end, severity"
-                                            f"{', category' if study.protocol == Protocol.MQM else ''}.")
-        return None
-    problems: list[str] = []
-    unknown = sorted(set(span) - SPAN_FIELDS)
-    if unknown:
-        problems.append(f"{where}: unknown field(s) {', '.join(unknown)}.")
-    side = span.get("side", "target")
-    if side not in SIDES:
-        problems.append(f"{where}.side: must be target or source.")
-        side = None
-    elif side == "source" and not (study.protocol == Protocol.MQM and study.show_source):
-        problems.append(f"{where}.side: source spans (omissions) are for MQM studies that show the source.")
-        side = None
-    elif side == "source" and not texts["source"]:
-        problems.append(f"{where}.side: this item has no source text to mark.")
-        side = None
-    start, end = span.get("start"), span.get("end")
-    if isinstance(start, bool) or not isinstance(start, int) or isinstance(end, bool) or not isinstance(end, int):
-        problems.append(f"{where}: start and end must be whole numbers (character offsets, end excluded).")
-    elif side is not None:
-        length = len(texts[side])
-        if not 0 <= start < end <= length:
-            what = "empty" if start >= end else "outside the text"
-            problems.append(f"{where}: span [{start}, {end}) is {what} (the {side} text has {length} characters).")
-    severity = span.get("severity")
-    if severity not in severities:
-        problems.append(f"{where}.severity: {'required' if severity in (None, '') else repr(severity) + ' is not a severity of this study'}"
-                        f" ({', '.join(severities)}).")
-    category = span.get("category")
-    if study.protocol == Protocol.MQM:
-        if not isinstance(category, str) or not category.strip():
-            problems.append(f"{where}.category: required, one of the study's categories.")
-        elif category.strip().lower() not in categories:
-            problems.append(f"{where}.category: {category!r} is not a category of this study.")
-    elif category not in (None, ""):
-        problems.append(f"{where}.category: ESA spans have no category.")
-    note = span.get("note", "")
-    if not isinstance(note, str) or len(note) > tx.NOTE_MAX_LENGTH:
-        problems.append(f"{where}.note: must be a string of at most {tx.NOTE_MAX_LENGTH} characters.")
-    if problems:
-        errors.setdefault(field, []).extend(problems)
-        return None
-    out = {"start": start, "end": end, "side": side, "severity": severity}
-    if study.protocol == Protocol.MQM and isinstance(category, str):
-        out["category"] = categories[category.strip().lower()]
-    if note:
-        out["note"] = note
-    return out
 
 
 def _validate_annotations(study: Study, item_source: str, candidates: dict[str, Candidate], value: Any,
@@ -209,8 +150,9 @@ def _validate_annotations(study: Study, item_source: str, candidates: dict[str, 
     if missing:
         errors.setdefault(field, []).append(
             f"Every candidate needs an answer; {len(missing)} missing ({', '.join(missing)}).")
-    categories = {c["name"].lower(): c["name"] for c in study.effective_taxonomy()}
+    categories = category_names(study)
     severities = study.effective_severities()
+    source_allowed = study.protocol == Protocol.MQM and study.show_source  # annotators mark only what they see
     out: dict[str, dict] = {}
     for key, entry in value.items():
         if key not in candidates:
@@ -233,18 +175,14 @@ def _validate_annotations(study: Study, item_source: str, candidates: dict[str, 
                 raw = []
             texts = {"target": candidates[key].text, "source": item_source}
             for k, span in enumerate(raw):
-                checked = _validate_span(study, span, texts, categories, severities, f"{where}.spans[{k}]", errors)
-                if checked is not None:
+                checked, problems = span_checked(span, study, texts, categories, severities, f"{where}.spans[{k}]",
+                                                 source_allowed=source_allowed)
+                if checked is None:
+                    errors.setdefault(field, []).extend(problems)
+                else:
                     spans.append(checked)
-            if not study.allow_overlap:
-                for side in SIDES:
-                    marks = sorted((s["start"], s["end"]) for s in spans if s["side"] == side)
-                    clash = [(a, b) for a, b in zip(marks, marks[1:]) if b[0] < a[1]]
-                    if clash:
-                        (a0, a1), (b0, b1) = clash[0]
-                        errors.setdefault(field, []).append(
-                            f"{where}.spans: [{a0}, {a1}) and [{b0}, {b1}) overlap in the {side} text, and this "
-                            "study does not allow overlapping spans.")
+            for problem in overlap_problems(study, spans, where):
+                errors.setdefault(field, []).append(problem)
         score = None
         if study.uses_score:
             score = entry.get("score")
@@ -253,8 +191,7 @@ def _validate_annotations(study: Study, item_source: str, candidates: dict[str, 
             elif not _number(score) or not tx.SCORE_MIN <= score <= tx.SCORE_MAX or score != score:
                 errors.setdefault(field, []).append(f"{where}.score: must be a number from {tx.SCORE_MIN} to {tx.SCORE_MAX}.")
                 score = None
-        spans.sort(key=lambda s: (s["side"] != "target", s["start"], s["end"]))
-        result: dict[str, Any] = {"spans": spans}
+        result: dict[str, Any] = {"spans": sorted_spans(spans)}
         if study.uses_score:
             result["score"] = score
         out[str(candidates[key].pk)] = result

@@ -12,8 +12,9 @@ they are never handed out, never judged, and so never counted anywhere
 
 Why not annotation/answers.py: studies may not import annotation (import-linter);
 this checks the gold answer with the same rules, worded for a study file
-(``tutorial[2].gold.ranks: …``); the annotator's own tutorial answer does go
-through ``annotation.answers.judgment_validate``.
+(``tutorial[2].gold.ranks: …``), its error spans through ``studies.span_checks``
+as the API's are; the annotator's own tutorial answer does go through
+``annotation.answers.judgment_validate``.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Protocol, Study, opaque_id
 from studies import taxonomy as tx
+from studies.span_checks import category_names, overlap_problems, sorted_spans, span_checked
 
 TUTORIAL_FIELDS = {"id", "source", "source_context", "target_context", "candidates", "gold", "explanation"}
 TUTORIAL_CANDIDATE_FIELDS = {"system", "text", "highlights"}
@@ -29,7 +31,6 @@ TUTORIAL_MAX_ITEMS = 20
 #: Study settings the gold answer depends on (read from the file's settings).
 GOLD_SETTINGS = ("allow_ties", "options", "labels", "multi_label", "taxonomy", "severities", "allow_overlap",
                  "esa_spans")
-SPAN_FIELDS = {"start", "end", "side", "category", "severity", "note"}
 
 
 def settings_study(protocol: str, fields: dict[str, Any]) -> Study:
@@ -228,7 +229,7 @@ def _gold_annotations(value: Any, study: Study, texts: dict[str, str], source: s
         errors.append(f"{where}: unknown system(s) {unknown} (this item's: {', '.join(texts)})")
     if missing:
         errors.append(f"{where}: every candidate needs a gold answer; missing {missing}")
-    categories = {c["name"].lower(): c["name"] for c in study.effective_taxonomy()}
+    categories = category_names(study)
     severities = study.effective_severities()
     out: dict[str, Any] = {}
     for system in texts:
@@ -255,14 +256,16 @@ def _gold_entry(entry: Any, study: Study, texts: dict[str, str], categories: dic
         if not isinstance(raw, list):
             errors.append(f"{where}.spans: required, a list of error spans ([] = no error)")
             raw = []
-        spans = [s for k, span in enumerate(raw)
-                 if (s := _gold_span(span, study, texts, categories, severities, f"{where}.spans[{k}]", errors))]
-        if not study.allow_overlap:
-            for side in ("target", "source"):
-                marks = sorted((s["start"], s["end"]) for s in spans if s["side"] == side)
-                if any(b[0] < a[1] for a, b in zip(marks, marks[1:])):
-                    errors.append(f"{where}.spans: spans overlap in the {side} text, and this study does not allow it")
-        result["spans"] = sorted(spans, key=lambda s: (s["side"] != "target", s["start"], s["end"]))
+        spans = []
+        for k, span in enumerate(raw):
+            # Sides as before the rules were shared: any side the item has text for.
+            checked, problems = span_checked(span, study, texts, categories, severities, f"{where}.spans[{k}]",
+                                             source_allowed=True)
+            errors.extend(problems)
+            if checked is not None:
+                spans.append(checked)
+        errors.extend(overlap_problems(study, spans, where))
+        result["spans"] = sorted_spans(spans)
     if study.uses_score:
         score = entry.get("score")
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not tx.SCORE_MIN <= score <= tx.SCORE_MAX:
@@ -270,44 +273,3 @@ def _gold_entry(entry: Any, study: Study, texts: dict[str, str], categories: dic
         else:
             result["score"] = score
     return result
-
-
-def _gold_span(span: Any, study: Study, texts: dict[str, str], categories: dict[str, str], severities: list[str],
-               where: str, errors: list[str]) -> dict[str, Any] | None:
-    if not isinstance(span, dict):
-        errors.append(f"{where}: must be an object with start, end, severity")
-        return None
-    before = len(errors)
-    unknown = sorted(set(span) - SPAN_FIELDS)
-    if unknown:
-        errors.append(f"{where}: unknown field(s) {unknown}")
-    side = span.get("side", "target")
-    if side not in texts or not texts[side]:
-        errors.append(f"{where}.side: must be target or source (and the item must have that text)")
-        side = None
-    start, end = span.get("start"), span.get("end")
-    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
-        errors.append(f"{where}: start and end must be whole numbers (character offsets, end excluded)")
-    elif side is not None and not 0 <= start < end <= len(texts[side]):
-        errors.append(f"{where}: span [{start}, {end}) is empty or outside the {side} text ({len(texts[side])} characters)")
-    severity = span.get("severity")
-    if severity not in severities:
-        errors.append(f"{where}.severity: must be one of {', '.join(severities)}")
-    category = span.get("category")
-    if study.protocol == Protocol.MQM:
-        if not isinstance(category, str) or category.strip().lower() not in categories:
-            errors.append(f"{where}.category: must be one of the study's categories")
-    elif category not in (None, ""):
-        errors.append(f"{where}.category: ESA spans have no category")
-    note = span.get("note", "")
-    if not isinstance(note, str) or len(note) > tx.NOTE_MAX_LENGTH:
-        errors.append(f"{where}.note: must be a string of at most {tx.NOTE_MAX_LENGTH} characters")
-    if len(errors) > before:
-        return None
-    out = {"start": start, "end": end, "side": side, "severity": severity}
-    if study.protocol == Protocol.MQM and isinstance(category, str):
-        out["category"] = categories[category.strip().lower()]
-    if note:
-        out["note"] = note
-    return out
-

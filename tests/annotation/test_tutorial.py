@@ -96,7 +96,7 @@ def test_tutorial_is_stored_on_the_study_with_opaque_ids_and_creates_no_items():
     ("judgment", {"labels": ["ok", "bad"]}, [tutorial_item(1, {"label": "awful"})], "tutorial[0].gold.label: not a label"),
     ("judgment", {"labels": ["ok", "bad"]}, [tutorial_item(1, {"labels": ["ok"]})], "tutorial[0].gold.labels: this study takes a single label"),
     ("mqm", {}, [tutorial_item(1, {"annotations": {"SYSgoldwin": {"spans": [{"start": 0, "end": 999, "severity": "major", "category": "Other"}]}}})],
-     "tutorial[0].gold.annotations.SYSgoldwin.spans[0]: span [0, 999) is empty or outside"),
+     "tutorial[0].gold.annotations.SYSgoldwin.spans[0]: span [0, 999) is outside the text"),
     ("mqm", {}, [tutorial_item(1, {"annotations": {"SYSgoldwin": {"spans": [{"start": 0, "end": 3, "severity": "major", "category": "Made up"}]}}})],
      "tutorial[0].gold.annotations.SYSgoldwin.spans[0].category"),
     ("esa", {}, [tutorial_item(1, {"annotations": {"SYSgoldwin": {"spans": []}}})],
