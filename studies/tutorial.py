@@ -30,7 +30,7 @@ TUTORIAL_CANDIDATE_FIELDS = {"system", "text", "highlights"}
 TUTORIAL_MAX_ITEMS = 20
 #: Study settings the gold answer depends on (read from the file's settings).
 GOLD_SETTINGS = ("allow_ties", "options", "labels", "multi_label", "taxonomy", "severities", "allow_overlap",
-                 "esa_spans")
+                 "esa_spans", "show_source")
 
 
 def settings_study(protocol: str, fields: dict[str, Any]) -> Study:
@@ -258,9 +258,10 @@ def _gold_entry(entry: Any, study: Study, texts: dict[str, str], categories: dic
             raw = []
         spans = []
         for k, span in enumerate(raw):
-            # Sides as before the rules were shared: any side the item has text for.
+            # The annotator's answer is checked by judgment_validate, which takes source spans only in MQM studies
+            # that show the source: a gold answer outside that rule could never be matched.
             checked, problems = span_checked(span, study, texts, categories, severities, f"{where}.spans[{k}]",
-                                             source_allowed=True)
+                                             source_allowed=study.protocol == Protocol.MQM and study.show_source)
             errors.extend(problems)
             if checked is not None:
                 spans.append(checked)

@@ -325,3 +325,22 @@ def test_a_copy_keeps_the_tutorial_and_a_hand_edited_one_is_checked():
     with pytest.raises(ValidationError) as err:
         copy.full_clean()
     assert "tutorial" in err.value.message_dict and "tutorial[0]" in err.value.message_dict["tutorial"][0]
+
+
+@pytest.mark.parametrize("protocol, show_source, refused", [("mqm", True, False), ("mqm", False, True),
+                                                            ("esa", True, True)])
+def test_gold_source_spans_follow_the_annotators_rule(protocol, show_source, refused):
+    """A gold span in the source (an omission) only where an annotator may mark one: MQM studies showing the source."""
+    span = {"start": 0, "end": 2, "side": "source", "severity": "major"}
+    if protocol == "mqm":
+        span["category"] = "Accuracy/Omission"
+    entry: dict[str, Any] = {"spans": [span]} | ({"score": 40} if protocol == "esa" else {})
+    tutorial = [tutorial_item(1, {"annotations": {"SYSgoldwin": entry}})]
+    if not refused:
+        study = make(protocol, tutorial, slug=f"src-{protocol}", n_candidates=1, show_source=show_source)
+        assert study.tutorial[0]["gold"]["annotations"]["SYSgoldwin"]["spans"][0]["side"] == "source"
+        return
+    with pytest.raises(StudyFileError) as exc:
+        make(protocol, tutorial, slug=f"src-{protocol}", n_candidates=1, show_source=show_source)
+    assert any("spans[0].side: source spans (omissions) are for MQM studies that show the source" in e
+               for e in exc.value.errors)
