@@ -43,6 +43,7 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
                                              JudgmentImportError, number, record_provenance, study_create)
 from studies import taxonomy as tx
+from studies.span_checks import sorted_spans
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 from studies.spam import CONTROL_ERROR_KEY
 
@@ -158,19 +159,27 @@ def _score_cell(value: Any, problems: list[str]) -> int | float | None:
     return parsed
 
 
+def _json_cell(value: Any, column: str, problems: list[str]) -> Any:
+    """A JSON cell: None when blank (or not valid JSON, with the problem named); JSONL rows hold it decoded already."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        problems.append(f"{column}: not valid JSON ({exc.msg})")
+        return None
+
+
 def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
     """The ``spans`` column: empty = not rated; else a JSON list of error spans, checked field by field.
 
     Offsets cannot be checked against the texts (an export has none); everything else is.
     """
-    if value is None or (isinstance(value, str) and not value.strip()):
+    value = _json_cell(value, "spans", problems)
+    if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            problems.append(f"spans: not valid JSON ({exc.msg})")
-            return None
     if not isinstance(value, list):
         problems.append("spans: must be a JSON list of error spans")
         return None
@@ -196,8 +205,7 @@ def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
             problems.append(f"{where}: category and note must be strings")
         else:
             spans.append({**span, "side": span.get("side", "target")})
-    spans.sort(key=lambda s: (s["side"] != "target", s["start"], s["end"]))
-    return spans
+    return sorted_spans(spans)
 
 
 def _control_error_cell(value: Any, is_spam: bool, problems: list[str]) -> dict[str, Any] | None:
@@ -206,14 +214,9 @@ def _control_error_cell(value: Any, is_spam: bool, problems: list[str]) -> dict[
     JSON ``{"start", "end", "kind"}`` on the rows of a control (spam) item, else empty. Exports that do not
     carry it lose only the kind of error (the report then counts the control as "scrambled").
     """
-    if value is None or (isinstance(value, str) and not value.strip()):
+    value = _json_cell(value, "control_error", problems)
+    if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            problems.append(f"control_error: not valid JSON ({exc.msg})")
-            return None
     start, end, kind = (value.get(k) for k in ("start", "end", "kind")) if isinstance(value, dict) else (None,) * 3
     if not (isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool)
             and 0 <= start < end and isinstance(kind, str) and kind):
