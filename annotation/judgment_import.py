@@ -43,7 +43,7 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
                                              JudgmentImportError, number, record_provenance, study_create)
 from studies import taxonomy as tx
-from studies.span_checks import sorted_spans
+from studies.span_checks import STORED_SPAN_FIELDS, sorted_spans
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 from studies.spam import CONTROL_ERROR_KEY
 
@@ -189,7 +189,7 @@ def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
         if not isinstance(span, dict):
             problems.append(f"{where}: must be an object")
             continue
-        unknown = sorted(set(span) - {"start", "end", "side", "severity", "category", "note"})
+        unknown = sorted(set(span) - STORED_SPAN_FIELDS)
         start, end = span.get("start"), span.get("end")
         if unknown:
             problems.append(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -203,6 +203,8 @@ def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
                             f"{', '.join(tx.ALLOWED_SEVERITIES)}")
         elif not isinstance(span.get("category", ""), str) or not isinstance(span.get("note", ""), str):
             problems.append(f"{where}: category and note must be strings")
+        elif not isinstance(span.get("whole", True), bool):
+            problems.append(f"{where}.whole: must be true or false")
         else:
             spans.append({**span, "side": span.get("side", "target")})
     return sorted_spans(spans)

@@ -13,6 +13,9 @@ from studies import taxonomy as tx
 from studies.models import Protocol, Study
 
 SPAN_FIELDS = {"start", "end", "side", "category", "severity", "note"}
+#: What a stored span may hold besides: ``whole``, an MQM TSV error without markers, spanning the whole text
+#: (annotation/judgment_import_mqm.py); never sent by annotators.
+STORED_SPAN_FIELDS = SPAN_FIELDS | {"whole"}
 SIDES = ("target", "source")
 
 

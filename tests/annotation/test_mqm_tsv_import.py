@@ -343,3 +343,20 @@ def test_judgments_import_reads_mqm_tsv_too():
     content = "\n".join(FIXTURE.read_text(encoding="utf-8").splitlines()[:200]) + "\n"
     study = judgments_import(name=FIXTURE.name, content=content, fmt="mqm-tsv", slug="via-python")
     assert study.protocol == "mqm" and study.status == "closed" and study.items.exists()
+
+
+def test_an_imported_mqm_study_round_trips_through_the_export_format(tmp_path):
+    """mqm-tsv → this tool's CSV export → import --format export: the same spans, unmarked ("whole") errors included."""
+    path = write(tmp_path, [
+        "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie <v>Katze</v> saß.\tAccuracy/Mistranslation\tMajor\t",
+        "sysA\td1\t1\t10\tr1\tThe cat sat.\tDie Katze saß.\tFluency/Grammar\tMinor\t",
+        "sysB\td1\t1\t10\tr1\tThe cat sat.\tDer saß.\tNo-error\tNo-error\t",
+    ], header=HEADER + "\tcomment")
+    study = run_import(path)
+    before = judgments_of(study)
+    assert any(span.get("whole") for spans in before[("r1", "d1:1:10")].values() for span in spans)
+    export = tmp_path / "export.csv"
+    call_command("export_judgments", study.slug, "--format", "csv", "--output", str(export), stdout=io.StringIO())
+    call_command("import_judgments", str(export), "--format", "export", "--slug", "again", stdout=io.StringIO())
+    again = Study.objects.get(slug="again")
+    assert {k[1]: v for k, v in judgments_of(again).items()} == {k[1]: v for k, v in before.items()}
