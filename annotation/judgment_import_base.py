@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from studies.importing import ParsedStudy, StudyFileError, items_create, parse_study
+from studies.importing import ParsedStudy, StudyFileError, items_create, parse_study, unsaved_study
 from studies.models import Item, Status, Study
 
 PLACEHOLDER = "(text not in the imported file)"
@@ -47,16 +47,21 @@ def number(value: Any) -> int | float | str:
     return result
 
 
-def study_create(name: str, data: dict[str, Any]) -> tuple[Study, dict[str, Item]]:
-    """The closed study of a study-file dict (validated by ``parse_study``) and its items by external id."""
+def closed_study(name: str, data: dict[str, Any]) -> tuple[Study, ParsedStudy]:
+    """The saved, closed study of a study-file dict (validated by ``parse_study``) and the parsed file; no items yet."""
     try:
         parsed: ParsedStudy = parse_study(data)
     except StudyFileError as exc:
         raise JudgmentImportError([f"{name}: {e}" for e in exc.errors][:MAX_ERRORS]) from None
     parsed.fields["status"] = Status.CLOSED
-    study = Study(**{k: v for k, v in parsed.fields.items()
-                     if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+    study = unsaved_study(parsed)
     study.save()
+    return study, parsed
+
+
+def study_create(name: str, data: dict[str, Any]) -> tuple[Study, dict[str, Item]]:
+    """The closed study of a study-file dict (validated by ``parse_study``) and its items by external id."""
+    study, parsed = closed_study(name, data)
     created = {i.external_id: i for i in items_create(study=study, items=parsed.items)}
     return study, created
 

@@ -51,9 +51,9 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotation.judgment_import_base import MAX_ERRORS, JudgmentImportError, record_provenance
+from annotation.judgment_import_base import MAX_ERRORS, JudgmentImportError, closed_study, record_provenance
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from studies.importing import EXTERNAL_ID_MAX_LENGTH, StudyFileError, items_create, parse_study
+from studies.importing import EXTERNAL_ID_MAX_LENGTH, items_create
 from studies.models import Candidate, Item, Protocol, Status, Study, Unit
 from studies.mqm_tsv_format import MqmData, MqmError, MqmTsvError, Segment, Unclosed, parse_mqm_tsv
 from studies.taxonomy import ALLOWED_SEVERITIES, DEFAULT_MQM_TAXONOMY, NOTE_MAX_LENGTH
@@ -400,14 +400,7 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
         api_hint = " (pass unclosed='close_at_end' to let the span run to the end)"  # the reader's, for Python
         raise _line_errors(name, [(ln, m.replace(api_hint, "")) for ln, m in exc.problems] + hint) from None
     plan = plan_import(data, name, reference_systems)
-    try:
-        parsed = parse_study(_study_file(plan, name, slug))
-    except StudyFileError as exc:
-        raise JudgmentImportError([f"{name}: {e}" for e in exc.errors][:MAX_ERRORS]) from None
-    parsed.fields["status"] = Status.CLOSED
-    study = Study(**{k: v for k, v in parsed.fields.items()
-                     if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
-    study.save()
+    study, parsed = closed_study(name, _study_file(plan, name, slug))
     now = timezone.now()
     # items_create stores the items (document order keys, counts); their candidates go in with _fast_insert
     items = items_create(study=study, items=[{**data, "candidates": []} for data in parsed.items])

@@ -402,10 +402,16 @@ def _read_items_csv(content: str) -> list[Any]:
     return list(items.values())
 
 
+def unsaved_study(parsed: ParsedStudy) -> Study:
+    """The Study of validated fields, not saved; an absent setting takes its default (the nullable ones stay None)."""
+    return Study(**{k: v for k, v in parsed.fields.items()
+                    if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+
+
 @transaction.atomic
 def study_create(*, parsed: ParsedStudy) -> Study:
     """Store a validated study with its items and candidates, then its spam items."""
-    study = Study(**{k: v for k, v in parsed.fields.items() if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+    study = unsaved_study(parsed)
     try:
         study.full_clean()
     except ValidationError as exc:  # parse_study checks these first; never a traceback for a study file
