@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators.reports import span_page, span_paper
+from evaluators.reports.text import exclusion_clause
 
 #: The product's release; the commit is added when the code runs from a git checkout.
 VERSION = "0.13"
@@ -107,12 +108,7 @@ def methods_paragraph(report: dict, facts: StudyFacts) -> str:
                   f"({facts.spam_rate:.0%} of items) were mixed in")
     if facts.auto_exclude_share is not None:
         qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
-    if facts.n_excluded == 0:
-        excluded = "; no annotator was excluded."
-    else:
-        excluded = (f"; {facts.n_excluded} annotator{'s were' if facts.n_excluded != 1 else ' was'} excluded"
-                    + (" and their judgments left out of the analysis." if policies.get("excluded") == "drop"
-                       else ", their judgments kept in the analysis."))
+    excluded = exclusion_clause(facts.n_excluded, policies.get("excluded"))
     parts.append("For quality control, " + "; ".join(qc) + excluded)
     unit = report.get("unit", "items")
     coding = policies.get("ranking_coding")

@@ -15,6 +15,7 @@ from statistics import mean
 from typing import Any
 
 from evaluators.reports import span_page
+from evaluators.reports.text import exclusion_clause
 
 CITATIONS = {
     "mqm": "Freitag et al., 2021",
@@ -106,12 +107,7 @@ def _qc_sentence(kind: str, report: dict, facts: Any) -> str:
     if facts.auto_exclude_share is not None:
         qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
     policies = report.get("policies") or {}
-    if facts.n_excluded == 0:
-        excluded = "; no annotator was excluded."
-    else:
-        excluded = (f"; {facts.n_excluded} annotator{'s were' if facts.n_excluded != 1 else ' was'} excluded"
-                    + (" and their judgments left out." if policies.get("excluded") == "drop"
-                       else ", their judgments kept."))
+    excluded = exclusion_clause(facts.n_excluded, policies.get("excluded"))
     return "For quality control, " + "; ".join(qc) + excluded
 
 

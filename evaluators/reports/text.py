@@ -177,3 +177,12 @@ def _score_ranking_lines(report: dict) -> list[str]:
         out += ["", f"Score agreement: Krippendorff's alpha (interval) {fmt(alpha)} over {scores.get('n_units')} "
                     f"segments, {scores.get('n_raters')} raters"]
     return out
+
+
+def exclusion_clause(n_excluded: int, excluded_policy: str | None) -> str:
+    """The methods paragraph's closing clause on excluded annotators (every protocol's paragraph ends QC with it)."""
+    if n_excluded == 0:
+        return "; no annotator was excluded."
+    return (f"; {n_excluded} annotator{'s were' if n_excluded != 1 else ' was'} excluded"
+            + (" and their judgments left out of the analysis." if excluded_policy == "drop"
+               else ", their judgments kept in the analysis."))
