@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -72,3 +73,48 @@ def target_side(utterance: dict[str, Any], language: str) -> str:
 
 def differs(a: str, b: str) -> bool:
     return " ".join(a.split()).lower() != " ".join(b.split()).lower()
+
+
+def qualifying_turns(data_dir: Path | None, per_dialogue: int,
+                     want: Callable[[dict[str, Any], str], bool],
+                     offset: int = 0) -> Iterator[tuple[int, dict[str, Any], int, dict[str, Any], str]]:
+    """(dialogue number, dialogue, turn index, utterance, target language) of qualifying turns from the third on.
+
+    The first ``per_dialogue`` turns of each dialogue that ``want(utterance, target language)`` accepts;
+    ``offset`` skips that many qualifying turns per dialogue first, so two demos can use different turns.
+    """
+    for number, dialogue in enumerate(load_dialogues(data_dir or DATA_DIR), start=1):
+        turns = dialogue["utterances"]
+        taken = skipped = 0
+        for k, utterance in enumerate(turns):
+            if taken == per_dialogue:
+                break
+            language = OTHER_LANGUAGE[utterance["source_language"]]
+            if k < 2 or not want(utterance, language):
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            taken += 1
+            yield number, dialogue, k, utterance, language
+
+
+def turn_item(number: int, dialogue: dict[str, Any], k: int, utterance: dict[str, Any], language: str,
+              phenomenon: str) -> dict[str, Any]:
+    """A demo item of one turn: its id, place, languages, the two previous turns as context, and the source;
+    the caller adds candidates and metadata."""
+    turns = dialogue["utterances"]
+    return {
+        "id": f"d{number:02d}-t{utterance['turn']:02d}",
+        "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
+        **item_languages(utterance["source_language"], language),
+        "phenomenon": f"{phenomenon}-{LANGUAGE_CODE[language]}",
+        "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
+        "target_context": [target_side(t, language) for t in turns[k - 2:k]],
+    }
+
+
+def reference_and_mt_differ(utterance: dict[str, Any], min_words: int) -> bool:
+    """The turn's reference and MT differ, and both have at least ``min_words`` words."""
+    reference, mt = utterance["reference"].strip(), utterance["mt"].strip()
+    return differs(reference, mt) and min(len(reference.split()), len(mt.split())) >= min_words

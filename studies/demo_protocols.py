@@ -22,27 +22,6 @@ from studies.connectives import first_connective
 MIN_WORDS = 5  # long enough for a spam copy to be scrambled (the first and last word stay)
 
 
-def _turns(data_dir: Path | None, per_dialogue: int, want, offset: int = 0):
-    """(dialogue number, dialogue, turn index, utterance, target language) of qualifying turns from the third on.
-
-    ``offset`` skips that many qualifying turns per dialogue first, so two demos can use different turns.
-    """
-    for number, dialogue in enumerate(diabla.load_dialogues(data_dir or diabla.DATA_DIR), start=1):
-        turns = dialogue["utterances"]
-        taken = skipped = 0
-        for k, utterance in enumerate(turns):
-            if taken == per_dialogue:
-                break
-            language = diabla.OTHER_LANGUAGE[utterance["source_language"]]
-            if k < 2 or not want(utterance, language):
-                continue
-            if skipped < offset:
-                skipped += 1
-                continue
-            taken += 1
-            yield number, dialogue, k, utterance, language
-
-
 def _metadata(dialogue: dict, utterance: dict, language: str) -> dict[str, Any]:
     return {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"],
             "source_language": utterance["source_language"], "target_language": language,
@@ -71,19 +50,12 @@ def build_mt_preference(data_dir: Path | None = None, per_dialogue: int = 4) -> 
     """
 
     def want(u: dict, language: str) -> bool:
-        ref, mt = u["reference"].strip(), u["mt"].strip()
-        return diabla.differs(ref, mt) and min(len(ref.split()), len(mt.split())) >= MIN_WORDS
+        return diabla.reference_and_mt_differ(u, MIN_WORDS)
 
     items = []
-    for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want):
-        turns = dialogue["utterances"]
+    for number, dialogue, k, utterance, language in diabla.qualifying_turns(data_dir, per_dialogue, want):
         items.append({
-            "id": f"d{number:02d}-t{utterance['turn']:02d}",
-            "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
-            **diabla.item_languages(utterance["source_language"], language),
-            "phenomenon": f"into-{diabla.LANGUAGE_CODE[language]}",
-            "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
-            "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
+            **diabla.turn_item(number, dialogue, k, utterance, language, "into"),
             "candidates": [
                 {"system": "reference", "text": utterance["reference"].strip(), "is_reference": True},
                 {"system": dialogue["model"], "text": utterance["mt"].strip()},
@@ -143,16 +115,10 @@ def build_mt_correctness(data_dir: Path | None = None, per_dialogue: int = 4) ->
         return len(mt.split()) >= MIN_WORDS and bool(diabla.pronoun_spans(mt, language))
 
     items = []
-    for number, dialogue, k, utterance, language in _turns(data_dir, per_dialogue, want, offset=2):
-        turns = dialogue["utterances"]
+    for number, dialogue, k, utterance, language in diabla.qualifying_turns(data_dir, per_dialogue, want, offset=2):
         mt = utterance["mt"].strip()
         items.append({
-            "id": f"d{number:02d}-t{utterance['turn']:02d}",
-            "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
-            **diabla.item_languages(utterance["source_language"], language),
-            "phenomenon": f"pronoun-{diabla.LANGUAGE_CODE[language]}",
-            "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
-            "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
+            **diabla.turn_item(number, dialogue, k, utterance, language, "pronoun"),
             "candidates": [{"system": dialogue["model"], "text": mt, "highlights": diabla.pronoun_spans(mt, language)}],
             "metadata": {**_metadata(dialogue, utterance, language), "reference": utterance["reference"].strip()},
         })

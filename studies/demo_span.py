@@ -128,30 +128,16 @@ use the **Discourse** categories for these. If a translation has no error, confi
 def build_esa_sentences(data_dir: Path | None = None, per_dialogue: int = 3) -> dict[str, Any]:
     """One turn a item (from the third turn on, MT and reference differ, at least 5 words), both directions."""
     items = []
-    for number, dialogue in enumerate(diabla.load_dialogues(data_dir or diabla.DATA_DIR), start=1):
-        turns = dialogue["utterances"]
-        taken = 0
-        for k, utterance in enumerate(turns):
-            if taken == per_dialogue:
-                break
-            language = diabla.OTHER_LANGUAGE[utterance["source_language"]]
-            reference, mt = utterance["reference"].strip(), utterance["mt"].strip()
-            if k < 2 or not diabla.differs(reference, mt) or min(len(reference.split()), len(mt.split())) < 5:
-                continue
-            taken += 1
-            items.append({
-                "id": f"d{number:02d}-t{utterance['turn']:02d}",
-                "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
-                **diabla.item_languages(utterance["source_language"], language),
-                "phenomenon": f"into-{diabla.LANGUAGE_CODE[language]}",
-                "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
-                "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
-                "candidates": [
-                    {"system": "reference", "text": reference, "is_reference": True},
-                    {"system": dialogue["model"], "text": mt},
-                ],
-                "metadata": {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"]},
-            })
+    for number, dialogue, k, utterance, language in diabla.qualifying_turns(
+            data_dir, per_dialogue, lambda u, language: diabla.reference_and_mt_differ(u, 5)):
+        items.append({
+            **diabla.turn_item(number, dialogue, k, utterance, language, "into"),
+            "candidates": [
+                {"system": "reference", "text": utterance["reference"].strip(), "is_reference": True},
+                {"system": dialogue["model"], "text": utterance["mt"].strip()},
+            ],
+            "metadata": {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"]},
+        })
     return {
         "slug": "diabla-esa",
         "title": "ESA: error spans and a 0–100 score for dialogue turns (DiaBLa, sentence level)",
