@@ -78,8 +78,8 @@ class NextAssignmentAPI(AnnotatorAPIView):
                    description="The 204 carries `X-Completion-Outcome` (passed or failed: the study's pass rule "
                                "on the annotator's spam checks, decided on the server; no-work when they answered "
                                "nothing because every item already had its annotators) and `X-Completion-Code` "
-                               "(the code for that outcome, when the study sets one; never for no-work), as the "
-                               "done page shows.",
+                               "(the code for that outcome, when the study sets one; for no-work the study's completion code, "
+                               "which a client should not pay), as the done page decides.",
                    responses={200: AssignmentOut, 204: None, 403: ExcludedOut})
     def get(self, request: Request) -> Response:
         annotator = _current(request)

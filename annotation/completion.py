@@ -78,14 +78,19 @@ def completion_for(*, annotator: Annotator) -> Completion:
 
 
 #: The API's outcome for an annotator with nothing left who answered nothing (the page: "No items are left
-#: for you", no code: they did no work to be paid for).
+#: for you").
 NO_WORK = "no-work"
 
 
 def completion_headers(*, annotator: Annotator) -> dict[str, str]:
-    """The API 204's ``X-Completion-Outcome`` and ``X-Completion-Code``: what the done page shows, recorded alike."""
+    """The API 204's ``X-Completion-Outcome`` and ``X-Completion-Code``: what the done page shows, recorded alike.
+
+    No work: the study's completion code all the same, as INTERFACES.md promises every 204 of a study that has
+    one (the outcome tells a client not to pay for it; the page shows no code).
+    """
     if not annotator.assignments.filter(status=AssignmentStatus.DONE).exists():
-        return {"X-Completion-Outcome": NO_WORK}
+        code = annotator.study.completion_code
+        return {"X-Completion-Outcome": NO_WORK, **({"X-Completion-Code": code} if code else {})}
     done = completion_for(annotator=annotator)
     completion_record(annotator=annotator, completion=done, via="api")
     headers = {"X-Completion-Outcome": done.outcome}
