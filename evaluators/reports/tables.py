@@ -14,10 +14,15 @@ COEF_FIELDS = ("value", "se", "ci_low", "ci_high", "p_value")
 DIP_COUNTS = ("n_judgments_with_reference", "n_reference_won", "n_system_won", "n_tie", "n_neither", "n_invalid")
 
 
+def ties_label(report: dict) -> str:
+    """The name of the report's main agreement block: with or without ties, or all ratings (span protocols)."""
+    ties = report["policies"].get("ties")
+    return "all ratings" if ties is None else "with ties" if ties == "keep" else "without ties"
+
+
 def _variants(report: dict) -> list[tuple[str, dict]]:
     """(name, agreement block) for the main policy and the other ties variant."""
-    main = "with ties" if report["policies"]["ties"] == "keep" else "without ties"
-    out = [(main, report)]
+    out = [(ties_label(report), report)]
     for key in ("without_ties", "with_ties"):
         if report.get(key):
             out.append((key.replace("_", " "), report[key]))

@@ -26,7 +26,7 @@ from evaluators.reports import selectors, study_stats
 from evaluators.reports import svg as report_svg
 from evaluators.reports import paper
 from evaluators.reports import span_page, span_svg
-from evaluators.reports.tables import TABLES
+from evaluators.reports.tables import TABLES, ties_label
 from evaluators.reports.text import COEFFICIENT_NAMES, coefficient_name
 
 #: Every download: the summary tables plus the ratings actually used.
@@ -79,7 +79,7 @@ def _flags(options: dict[str, Any]) -> str:
     """The options as command-line flags (only those differing from the defaults)."""
     defaults, _ = study_stats.report_options({})
     names = {"n_boot": "bootstrap"}
-    return "".join(f" --{names.get(k, k)} {v}" for k, v in options.items() if defaults.get(k) != v)
+    return "".join(f" --{names.get(k, k).replace('_', '-')} {v}" for k, v in options.items() if defaults.get(k) != v)
 
 
 def _coefficient_rows(report: dict) -> list[dict]:
@@ -97,9 +97,27 @@ def _coefficient_rows(report: dict) -> list[dict]:
     return rows
 
 
+#: What each policy of the form does (shown for the policies the study's protocol has).
+POLICY_HELP = {
+    "ties": "keep “tie” as a category, or drop tied units (both variants are always shown)",
+    "spam": "control items out of (drop) or in (keep) agreement",
+    "excluded": "annotators excluded for quality out (drop) or in (keep)",
+    "pilot": "pilot annotators’ judgments out (drop) or in (keep)",
+    "ranking_coding": "label a candidate pair by the winning system (k+1 categories) or by position "
+                      "(first / second / tie)",
+    "ranking_order": "order the WMT ranking by mean raw score (raw, WMT23) or by mean z-score (z, WMT21/22)",
+}
+
+
 def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, Any]:
     query = _query(options)
-    ties_main = "with ties" if report["policies"]["ties"] == "keep" else "without ties"
+    ties_main = ties_label(report)
+    span = study.protocol in span_page.SPAN_PROTOCOLS
+    choices = {**({} if span else {"ties": ("keep", "drop")}),
+               "spam": ("drop", "keep"), "excluded": ("drop", "keep"),
+               "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal"),
+               **({"ranking_coding": ("system", "position")} if study.protocol == "ranking" else {}),
+               **({"ranking_order": ("raw", "z")} if span else {})}
     other_key = "without_ties" if report["policies"]["ties"] == "keep" else "with_ties"
     return {
         "study": study, "report": report, "options": options, "query": query,
@@ -123,11 +141,9 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
         "export_command": f"python manage.py export_judgments {study.slug} --format csv --output {study.slug}.csv",
         "judgments_command": f"python manage.py agreement --judgments {study.slug}.csv{_flags(options)} --json",
         "other_key": other_key,
-        "choices": {**({} if study.protocol in span_page.SPAN_PROTOCOLS else {"ties": ("keep", "drop")}),
-                    "spam": ("drop", "keep"), "excluded": ("drop", "keep"),
-                    "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal"),
-                    **({"ranking_coding": ("system", "position")} if study.protocol == "ranking" else {})},
+        "choices": choices,
         "methods_paragraph": paper.methods_paragraph(report, paper.study_facts(study)),
+        "policy_help": [(name, POLICY_HELP[name]) for name in choices if name in POLICY_HELP],
         "paper_tables": [(f"{name}.{ext}", reverse("evaluators:report-paper", args=[study.slug, name, ext]) + query)
                          for name in paper.TABLE_NAMES for ext in ("tex", "md")
                          if name != "ranking" or report.get("ranking")],

@@ -118,6 +118,14 @@ def test_policies_from_the_query_string(staff_client, study):
     assert "ties=drop&amp;spam=keep&amp;excluded=keep" in html  # download links keep the policies
 
 
+def test_the_commands_shown_use_the_commands_flags(staff_client, study):
+    """ranking_coding=position is the command's --ranking-coding position (an underscore flag does not exist)."""
+    html = page(staff_client, study.slug, ranking_coding="position").content.decode()
+    assert f"python manage.py agreement {study.slug} --ranking-coding position --json" in html
+    assert "--ranking_coding" not in html
+    assert "ranking_coding: label a candidate pair" in html  # the help of the policies this protocol offers
+
+
 def test_bad_policy_is_a_clear_400(staff_client, study):
     resp = page(staff_client, study.slug, ties="maybe")
     assert resp.status_code == 400

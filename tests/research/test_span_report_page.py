@@ -191,3 +191,15 @@ def test_control_items_with_injected_errors_are_reported(staff_client):
         assert kind in section
     text = _text(_section(html, "paper-h"))
     assert f"missed {n} of the {n} injected errors" in text
+
+
+def test_span_page_policies_are_the_protocols_own(staff_client, mqm_study):
+    """No ties in a span study: the agreement column is 'all ratings', the form offers the ranking order instead of
+    ties, its help names only the policies offered, and the command shown uses the command's own flag."""
+    html = unescape(_get(staff_client, "evaluators:report", mqm_study.slug, ranking_order="z",
+                         bootstrap="50").content.decode())
+    assert "all ratings" in html and "without ties" not in html
+    assert 'name="ranking_order"' in html and 'name="ties"' not in html
+    assert "ranking_order: order the WMT ranking" in html and "ties: keep" not in html
+    assert "ranking_coding" not in html
+    assert "--ranking-order z" in html and "--ranking_order" not in html
