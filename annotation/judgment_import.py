@@ -473,18 +473,20 @@ def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgmen
 @transaction.atomic
 def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
                      study_file: dict[str, Any] | None = None, reference_systems: list[str] | None = None,
-                     scale: str | None = None) -> Study:
+                     scale: str | None = None, source: str = "") -> Study:
     """Create a closed study holding every judgment of the file; JudgmentImportError (nothing stored) otherwise.
 
     ``reference_systems`` and ``scale`` are for the score formats (``judgment_import_scores``): the systems
     that are human references, and the ``LOW:HIGH`` (or ``auto``) range mapped linearly onto 0–100.
+    ``source`` says where the file came from (recorded in ``Study.provenance``, quoted by the report's facts).
     """
     if fmt not in FORMATS:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
     if fmt == "mqm-tsv":
         from annotation.judgment_import_mqm import mqm_tsv_import  # (it imports this module's helpers)
 
-        return mqm_tsv_import(name=name, content=content, slug=slug, reference_systems=reference_systems or ())
+        return mqm_tsv_import(name=name, content=content, slug=slug, reference_systems=reference_systems or (),
+                              source=source)
     if fmt not in SUPPORTED:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
     if Study.objects.filter(slug=slug).exists():
@@ -494,7 +496,7 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
             raise JudgmentImportError(["--study-file: only for --format export (score files carry their texts "
                                        "in their own columns: docs/import.md)"])
         return scores_import(name=name, content=content, fmt=fmt, slug=slug,
-                             reference_systems=reference_systems or [], scale=scale)
+                             reference_systems=reference_systems or [], scale=scale, source=source)
     if scale is not None:
         raise JudgmentImportError(["--scale: only for the score formats (scores, appraise-csv, mtme)"])
     rows = parse_export(name, content)
@@ -510,7 +512,7 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     candidates = {(c.item_id, c.system): c for c in Candidate.objects.filter(item__study=study)}
     _store_judgments(study, judgments, created, candidates)
     return record_provenance(study, name=name, fmt=fmt, content=content,
-                             summary=f"{len(rows)} rows, {len(judgments)} judgments")
+                             summary=f"{len(rows)} rows, {len(judgments)} judgments", source=source)
 
 
 def _with_reference(row: _Row) -> _Row:

@@ -66,13 +66,31 @@ def study_create(name: str, data: dict[str, Any]) -> tuple[Study, dict[str, Item
     return study, created
 
 
-def record_provenance(study: Study, *, name: str, fmt: str, content: str, summary: str) -> Study:
-    """Append where the judgments came from (file, format, SHA-256, counts, time) to the study's description."""
+#: What each import format is, for the report's facts (``facts.collection.format_name``) and the methods paragraph.
+FORMAT_NAMES = {
+    "export": "this tool's judgment export (export_judgments)",
+    "scores": "a long score CSV (one row per item, system and rater)",
+    "appraise-csv": "Appraise's score export",
+    "mtme": "an mt-metrics-eval segment score file",
+    "mqm-tsv": "the TSV format of Google's WMT MQM human evaluation release",
+}
+
+
+def record_provenance(study: Study, *, name: str, fmt: str, content: str, summary: str, source: str = "") -> Study:
+    """Record where the judgments came from (file, format, SHA-256, counts, time, the user's ``source``).
+
+    Twice: readable, appended to the study's description, and as data in ``Study.provenance``, which the
+    report's ``facts`` block reads (so an edited description never changes what the report says).
+    """
     digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-    imported_at = timezone.now().strftime("%Y-%m-%d %H:%M:%S UTC")
+    now = timezone.now()
+    imported_at = now.strftime("%Y-%m-%d %H:%M:%S UTC")
+    source = source.strip()
     provenance = (f"Imported with import_judgments from {name} (format {fmt}; sha256 {digest}; {summary}) "
-                  f"on {imported_at}.")
+                  f"on {imported_at}." + (f" Source: {source}." if source else ""))
+    record = {"how": "imported", "format": fmt, "format_name": FORMAT_NAMES.get(fmt, fmt), "file": name,
+              "sha256": digest, "source": source or None, "summary": summary, "imported_at": now.isoformat()}
     Study.objects.filter(pk=study.pk).update(
-        description=((study.description + "\n\n") if study.description else "") + provenance)
+        description=((study.description + "\n\n") if study.description else "") + provenance, provenance=record)
     study.refresh_from_db()
     return study

@@ -385,7 +385,7 @@ def _close_items(study: Study, assigned_items: list[int]) -> None:
 
 @transaction.atomic
 def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Sequence[str] = (),
-                   unclosed: str = "error") -> Study:
+                   unclosed: str = "error", source: str = "") -> Study:
     """Create a closed ``mqm`` study from an MQM TSV file; JudgmentImportError (nothing stored) otherwise."""
     if unclosed not in UNCLOSED_CHOICES:
         raise JudgmentImportError([f"--unclosed-spans: {unclosed!r} is not one of {', '.join(UNCLOSED_CHOICES)}"])
@@ -408,4 +408,4 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     n_judgments = _store(study, plan, items, candidates, now)
     n_rows = sum(max(1, len(j.errors)) for j in data.judgments)
     return record_provenance(study, name=name, fmt=FORMAT, content=content,
-                             summary=f"{n_rows} rows, {n_judgments} judgments")
+                             summary=f"{n_rows} rows, {n_judgments} judgments", source=source)

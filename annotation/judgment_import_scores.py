@@ -534,7 +534,7 @@ def _plain(score: float) -> int | float:
 
 
 def scores_import(*, name: str, content: str, fmt: str, slug: str, reference_systems: list[str],
-                  scale: str | None) -> Study:
+                  scale: str | None, source: str = "") -> Study:
     """Parse, check and store a score file (the caller holds the transaction and has checked the slug)."""
     parsed_scale = parse_scale(scale)
     dropped = AppraiseDropped()
@@ -565,7 +565,7 @@ def scores_import(*, name: str, content: str, fmt: str, slug: str, reference_sys
         notes.append(f"{dropped.document_scores} whole-document scores dropped")
     if dropped.span_rows:
         notes.append(f"the error spans of {dropped.span_rows} rows dropped (scores kept)")
-    return record_provenance(study, name=name, fmt=fmt, content=content, summary="; ".join(notes))
+    return record_provenance(study, name=name, fmt=fmt, content=content, summary="; ".join(notes), source=source)
 
 
 __all__ = ["ScoreRow", "Scale", "parse_scale", "parse_scores", "parse_appraise", "parse_mtme", "mtme_scorer",

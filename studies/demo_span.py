@@ -30,6 +30,9 @@ WMT_MQM_FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "wmt-mqm" / "mqm_ted_en
 WMT_MQM_SLUG = "wmt21-ted-ende-mqm"
 #: The evaluators ``load_demo`` runs on the imported study so that its compare page has figures.
 WMT_MQM_EVALUATORS = ("bleu", "chrf", "ter")
+#: Where the demo's MQM file came from (recorded with the import; the methods paragraph quotes it).
+WMT_MQM_SOURCE = ("a subset of Google's WMT21 MQM human evaluation release (github.com/google/wmt-mqm-human-evaluation, "
+                  "ted/ende/mqm_ted_ende.tsv)")
 WMT_MQM_ATTRIBUTION = (
     "Data: a subset of Google's expert MQM annotations of the WMT 2021 TED talks test suite, English→German "
     "(github.com/google/wmt-mqm-human-evaluation, ted/ende/mqm_ted_ende.tsv; not an official Google product), "

@@ -140,6 +140,10 @@ class Study(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="owned_studies",
                               help_text="Who created the study; a manager of it (docs/access.md).")
+    provenance = models.JSONField(
+        default=dict, blank=True, editable=False,
+        help_text="Where the judgments came from when they were imported (import_judgments: format, file, SHA-256, "
+                  "source, time); empty for a study collected here. The report's facts read it (docs/reports.md).")
     # Bookkeeping for assignment (annotation.ordering): never set by hand.
     n_documents = models.PositiveIntegerField(default=0, help_text="Documents (real and spam), numbered 0..n-1 by Item.doc_index.")
     n_open_items = models.IntegerField(default=0, help_text="Items still short of their redundancy (kept with every claim and release).")

@@ -1,19 +1,20 @@
 """The study report as a paper needs it: a methods paragraph, and the ranking and agreement tables as LaTeX or Markdown.
 
-Everything here is built from the report dict (``agreement SLUG --json``) and a
-few facts about the study, so the paragraph and the tables show exactly the
-report's numbers. The paragraph is a draft to edit, with each statistic's
+Everything here is built from the report dict (``agreement SLUG --json``): its
+numbers and its ``facts`` block (evaluators/reports/facts.py), so the paragraph and
+the tables show exactly the report's numbers and claim nothing the study does not
+record. The paragraph is a draft to edit, with each statistic's
 citation; the LaTeX tables use ``booktabs`` (``\\toprule``, ``\\midrule``,
 ``\\bottomrule``).
 """
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from evaluators.reports import facts as fx
 from evaluators.reports import span_page, span_paper
 from evaluators.reports.text import exclusion_clause
 
@@ -50,28 +51,6 @@ def version() -> str:
     return f"{VERSION}, commit {commit}" if commit else VERSION
 
 
-@dataclass
-class StudyFacts:
-    """What the paragraph needs beyond the report: the study's design."""
-
-    protocol: str
-    unit: str  # "sentence" or "document"
-    n_items: int
-    n_spam_items: int
-    redundancy: int
-    n_annotators: int
-    n_excluded: int
-    min_seconds: float
-    spam_rate: float
-    auto_exclude_share: float | None
-    show_source: bool
-    allow_ties: bool
-    systems: list[str]
-    #: MQM/ESA: the category names and severities annotators chose from (empty for the other protocols).
-    taxonomy: list[str] = field(default_factory=list)
-    severities: list[str] = field(default_factory=list)
-
-
 def _f(value: Any, digits: int = 3) -> str:
     if value is None:
         return "n/a"
@@ -84,36 +63,33 @@ def _ci(block: dict) -> str:
     return f", 95% CI [{_f(block['ci_low'])}, {_f(block['ci_high'])}]"
 
 
-def methods_paragraph(report: dict, facts: StudyFacts) -> str:
-    """A ready-to-edit methods paragraph; every figure from ``report``, every statistic cited."""
+def methods_paragraph(report: dict) -> str:
+    """A ready-to-edit methods paragraph, written only from the report's ``facts`` and its numbers.
+
+    Every figure comes from ``report``; every statistic is cited; a design fact the study does not
+    record (``None`` in ``facts``) gives no claim, and what an imported file leaves out is said to be
+    not recorded (evaluators/reports/facts.py).
+    """
+    facts = report.get("facts") or {}
     if span_page.is_span_report(report):
         return span_paper.methods_paragraph(report, facts, PRODUCT, version())
     policies = report.get("policies", {})
     coefs = report.get("coefficients", {})
-    unit_words = "document blocks" if facts.unit == "document" else "sentences in context"
-    source = "with the source text" if facts.show_source else "monolingually, without the source"
-    parts = [
-        f"We collected human judgments with {PRODUCT} (version {version()}). "
-        f"Annotators {PROTOCOL_WORDS.get(facts.protocol, 'judged each item')} ({unit_words}, shown {source}; "
-        f"system names hidden, candidate order randomised per annotator"
-        + ("; ties allowed" if facts.protocol == "ranking" and facts.allow_ties else "") + "). "
-        f"The study had {facts.n_items} items and {len(facts.systems)} candidate systems"
-        + (" including the human reference as a hidden control" if "control" in report and report["control"] else "")
-        + f"; each item was judged by {facts.redundancy} annotators, {facts.n_annotators} in all, "
-        f"giving {policies.get('n_judgments_in', 0)} judgments.",
-    ]
-    qc = [f"answers faster than {facts.min_seconds:g} s were flagged"]
-    if facts.n_spam_items:
-        qc.append(f"{facts.n_spam_items} control items with a scrambled candidate "
-                  f"({facts.spam_rate:.0%} of items) were mixed in")
-    if facts.auto_exclude_share is not None:
-        qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
-    excluded = exclusion_clause(facts.n_excluded, policies.get("excluded"))
+    shown = fx.display_clauses(facts)
+    if fx.how(facts) == "native":
+        shown.insert(0, "document blocks" if facts.get("unit") == "document" else "sentences in context")
+    design = (f"Annotators {PROTOCOL_WORDS.get(str(facts.get('protocol') or report.get('protocol')), 'judged each item')}"
+              + (f" ({'; '.join(shown)})" if shown else "") + ".")
+    parts = [fx.opening_sentence(facts, PRODUCT, version()), design, fx.not_recorded_sentence(facts),
+             f"The study had {fx.systems_clause(facts)}; "
+             f"{fx.raters_clause(facts, int(policies.get('n_judgments_in', 0)))}."]
+    qc = [fx.timing_clause(facts), *fx.control_clauses(facts)]
+    excluded = exclusion_clause(int(facts.get("n_excluded") or 0), policies.get("excluded"))
     parts.append("For quality control, " + "; ".join(qc) + excluded)
     unit = report.get("unit", "items")
     coding = policies.get("ranking_coding")
     coding_words = ""
-    if facts.protocol == "ranking":
+    if report.get("protocol") == "ranking":
         coding_words = (", each pair's outcome coded by the winning system"
                         if coding != "position" else ", each pair's outcome coded as first, second or tie")
     ties_words = "ties kept as a category" if policies.get("ties") == "keep" else "tied pairs removed"
@@ -126,23 +102,36 @@ def methods_paragraph(report: dict, facts: StudyFacts) -> str:
         f"Gwet's AC1 = {_f(ac1.get('value'))}{_ci(ac1)} (Gwet, 2008), Fleiss' κ = {_f(fleiss.get('value'))} "
         f"(Fleiss, 1971) and Krippendorff's α = {_f(alpha.get('value'))} (Krippendorff, 2011); standard "
         "errors and intervals follow Gwet (2014).")
-    ranking = report.get("ranking")
-    if ranking and ranking.get("systems"):
-        ordered = ", ".join(f"{s['system']} ({_f(s.get('expected_wins'))})" for s in ranking["systems"])
-        boot = (f"with 95% confidence intervals from {ranking.get('n_boot')} bootstrap resamples of items "
-                f"(seed {ranking.get('seed')})" if ranking.get("n_boot") else "without bootstrap intervals")
-        parts.append(
-            f"Systems were ranked from the pairwise outcomes of real items by expected wins (Bojar et al., 2016), "
-            f"{boot}, with Bradley–Terry strengths (Bradley and Terry, 1952) alongside: {ordered}.")
-        sign = ranking.get("sign_test")
-        if sign:
-            parts.append(f"A two-sided sign test between {sign.get('system_a')} and {sign.get('system_b')} "
-                         f"gives p = {_f(sign.get('p_value'))} (ties left out; Läubli et al., 2018).")
+    parts.append(_ranking_sentence(report.get("ranking")))
     control = report.get("control")
     if control:
-        parts.append(f"The hidden reference won outright in {control['share']:.1%} of the {control['n_judgments']} "
-                     "judgments that showed it.")
-    return " ".join(parts)
+        hidden = "hidden " if (facts.get("recorded") or {}).get("blinding") is True else ""
+        parts.append(f"The {hidden}reference won outright in {control['share']:.1%} of the "
+                     f"{control['n_judgments']} judgments that showed it.")
+    return " ".join(p for p in parts if p)
+
+
+#: The ranking's ``rank_by`` in words (evaluators.stats.ranking.system_ranking).
+RANK_BY_WORDS = {"bt": "Bradley–Terry strength", "expected_wins": "expected wins", "win_rate": "win rate"}
+
+
+def _ranking_sentence(ranking: dict | None) -> str:
+    """The pairwise ranking: the order's criterion, and each system's figures as the ranking table prints them."""
+    if not ranking or not ranking.get("systems"):
+        return ""
+    ordered = ", ".join(f"{s['system']} ({_f(s.get('expected_wins'))}, {_f(s.get('bt'), 2)})"
+                        for s in ranking["systems"])
+    boot = (f"with 95% confidence intervals from {ranking.get('n_boot')} bootstrap resamples of items "
+            f"(seed {ranking.get('seed')})" if ranking.get("n_boot") else "without bootstrap intervals")
+    by = RANK_BY_WORDS.get(str(ranking.get("rank_by")), str(ranking.get("rank_by")))
+    text = (f"Systems were ranked from the pairwise outcomes of real items by {by}, {boot}; in that order, each "
+            f"system's expected wins (Bojar et al., 2016) and Bradley–Terry strength (log scale, mean 0; Bradley "
+            f"and Terry, 1952): {ordered}.")
+    sign = ranking.get("sign_test")
+    if sign:
+        text += (f" A two-sided sign test between {sign.get('system_a')} and {sign.get('system_b')} "
+                 f"gives p = {_f(sign.get('p_value'))} (ties left out; Läubli et al., 2018).")
+    return text
 
 
 # ---------------------------------------------------------------- tables
@@ -151,7 +140,8 @@ def _ranking_rows(report: dict) -> tuple[list[str], list[list[str]]]:
     rows = []
     for s in (report.get("ranking") or {}).get("systems", []):
         rng = s.get("rank_range")
-        rank = str(s["rank"]) if not rng or rng[0] == rng[1] else f"{s['rank']} ({rng[0]}–{rng[1]})"
+        position = s.get("position", s["rank"])
+        rank = str(position) if not rng or rng[0] == rng[1] else f"{position} ({rng[0]}–{rng[1]})"
         ci = s.get("expected_wins_ci")
         rows.append([rank, s["system"], _f(s.get("expected_wins")),
                      f"[{_f(ci[0])}, {_f(ci[1])}]" if ci and ci[0] is not None else "", _f(s.get("bt"), 2),
@@ -230,8 +220,11 @@ def table(report: dict, name: str, fmt: str) -> str:
                    "the last rows: Krippendorff's interval α of the segment scores and AC1 of the categories "
                    "of overlapping spans.")
     elif name == "ranking":
-        caption = (f"Human ranking of the systems by expected wins; 95% bootstrap CIs "
-                   f"({(report.get('ranking') or {}).get('n_boot')} resamples of items), bootstrap rank ranges in parentheses.")
+        ranking = report.get("ranking") or {}
+        by = RANK_BY_WORDS.get(str(ranking.get("rank_by")), str(ranking.get("rank_by")))
+        caption = (f"Human ranking of the systems by {by} (Rank: position, bootstrap rank range in parentheses); "
+                   f"95% bootstrap CIs ({ranking.get('n_boot')} resamples of items); BT: Bradley–Terry strength "
+                   "(log scale, mean 0).")
     else:
         caption = (f"Inter-annotator agreement over {report.get('n_items', 0)} {report.get('unit', 'items')}, "
                    f"{report.get('n_raters', 0)} annotators (ties {policies.get('ties')}, spam {policies.get('spam')}).")
@@ -247,28 +240,3 @@ def table(report: dict, name: str, fmt: str) -> str:
         " & ".join(_latex_escape(c) for c in columns) + " \\\\", "\\midrule", *body, "\\bottomrule",
         "\\end{tabular}", f"\\caption{{{_latex_escape(caption)}}}", f"\\label{{tab:{name}}}", "\\end{table}",
     ]) + "\n"
-
-
-def study_facts(study: Any) -> StudyFacts:
-    """The design facts of a stored study (a few counting queries)."""
-    from annotation.models import Annotator  # the reports read annotation data; imported on use
-    from studies.models import Candidate
-
-    items = study.items
-    annotators = Annotator.objects.filter(study=study, assignments__judgments__isnull=False).distinct()
-    systems = sorted(set(Candidate.objects.filter(item__study=study, item__is_spam=False)
-                         .values_list("system", flat=True)))
-    return StudyFacts(protocol=study.protocol, unit=study.unit, n_items=items.filter(is_spam=False).count(),
-                      n_spam_items=items.filter(is_spam=True).count(), redundancy=study.redundancy,
-                      n_annotators=annotators.count(), n_excluded=annotators.filter(excluded=True).count(),
-                      min_seconds=study.min_seconds, spam_rate=study.spam_rate,
-                      auto_exclude_share=study.auto_exclude_share, show_source=study.show_source,
-                      allow_ties=study.allow_ties, systems=systems, **_span_design(study))
-
-
-def _span_design(study: Any) -> dict[str, list[str]]:
-    """MQM/ESA: the taxonomy's category names and the severities (empty for the other protocols)."""
-    if study.protocol not in span_page.SPAN_PROTOCOLS:
-        return {}
-    taxonomy = [str(c["name"]) for c in study.effective_taxonomy()] if study.protocol == "mqm" else []
-    return {"taxonomy": taxonomy, "severities": list(study.effective_severities()) if study.uses_spans else []}

@@ -3,7 +3,8 @@
 Called from :mod:`evaluators.reports.paper` when the report is a span report, so
 ``agreement SLUG --methods``, ``--table ranking|agreement`` and the page's
 downloads keep one entry point. Every figure comes from the report dict; the
-study's design (taxonomy, severities, weights, QC) from :class:`paper.StudyFacts`.
+study's design (taxonomy, severities, QC, how the judgments were collected) from
+its ``facts`` block (evaluators/reports/facts.py), and only what that records.
 
 The ranking table is WMT's: cluster, rank range, system, score, 95% CI, z, with
 a ``\\midrule`` between clusters in LaTeX (the convention of the WMT findings
@@ -14,6 +15,7 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+from evaluators.reports import facts as fx
 from evaluators.reports import span_page
 from evaluators.reports.text import exclusion_clause
 
@@ -44,58 +46,61 @@ def _listing(words: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- methods paragraph
-def _protocol_sentence(kind: str, facts: Any, report: dict) -> str:
-    severities = list(getattr(facts, "severities", []) or [])
+def _protocol_sentence(kind: str, facts: dict, report: dict) -> str:
+    native = fx.how(facts) == "native"
+    categories = facts.get("categories") or {}
+    from_file = categories.get("from") == "imported file"
+    severities = list(categories.get("severities") or [])
+    severity_words = (f"a severity ({_listing(severities)}{', the severities used in the file' if from_file else ''})"
+                      if severities else "a severity")
     if kind == "mqm":
-        taxonomy = list(getattr(facts, "taxonomy", []) or [])
+        taxonomy = list(categories.get("names") or [])
         branches = sorted({span_page.top_level(c) for c in taxonomy})
         discourse = [c.split("/", 1)[1] for c in taxonomy if span_page.is_discourse(c) and "/" in c]
         score = (report.get("ranking") or {}).get("score") or {}
         weights = span_page.weights_text(score) if score.get("weights") else "the WMT weights"
-        taxonomy_words = (f"a typology of {len(taxonomy)} categories ({_listing(branches)})" if taxonomy
-                          else "the study's typology")
+        if taxonomy:
+            taxonomy_words = (f"the {len(taxonomy)} categories used in the file ({_listing(branches)})" if from_file
+                              else f"a typology of {len(taxonomy)} categories ({_listing(branches)})")
+        else:
+            taxonomy_words = "the study's typology"
         if discourse:
             taxonomy_words += (f", including {DISCOURSE_NOTE} for errors that only show across sentences "
                                f"({_listing([d.lower() for d in discourse])})")
-        return (f"Annotators marked every error span in each candidate translation (omissions as spans in the "
-                f"source) with a category from {taxonomy_words} and a severity "
-                f"({_listing(severities or ['minor', 'major', 'critical'])}), or confirmed that it had no error: "
-                f"Multidimensional Quality Metrics (MQM) as in {CITATIONS['mqm']}. A segment's MQM score is the sum "
-                f"of its errors' weights ({weights}; 0 = no error, lower is better).")
+        omissions = " (omissions as spans in the source)" if native else ""
+        return (f"Annotators marked every error span in each candidate translation{omissions} with a category from "
+                f"{taxonomy_words} and {severity_words}, or confirmed that it had no error: Multidimensional Quality "
+                f"Metrics (MQM) as in {CITATIONS['mqm']}. A segment's MQM score is the sum of its errors' weights "
+                f"({weights}; 0 = no error, lower is better).")
+    slider = " on a slider anchored at 0, 33, 66 and 100" if native else ""
     if kind == "esa":
-        return (f"Annotators marked error spans in each candidate translation with a severity "
-                f"({_listing(severities or ['minor', 'major'])}) and then scored the candidate from 0 to 100 on a "
-                f"slider anchored at 0, 33, 66 and 100: Error Span Annotation (ESA; {CITATIONS['esa']}).")
-    return (f"Annotators scored each candidate translation from 0 to 100 on a slider anchored at 0, 33, 66 and "
-            f"100 (direct assessment, {CITATIONS['da']}, with ESA's anchors, {CITATIONS['esa']}; no error spans).")
+        return (f"Annotators marked error spans in each candidate translation with {severity_words} and then scored "
+                f"the candidate from 0 to 100{slider}: Error Span Annotation (ESA; {CITATIONS['esa']}).")
+    anchors = f", with ESA's anchors, {CITATIONS['esa']}" if native else ""
+    verb = "scored each candidate translation from 0 to 100" if native else "gave each candidate translation a score"
+    scale = "" if native else " (stored on a 0–100 scale)"
+    return f"Annotators {verb}{slider}{scale} (direct assessment, {CITATIONS['da']}{anchors}; no error spans)."
 
 
-def _design_sentence(report: dict, facts: Any) -> str:
-    unit = ("whole documents, their segments one below the other with the source beside each"
-            if facts.unit == "document" else "sentences shown in their document context")
-    references = [s["system"] for s in (report.get("ranking") or {}).get("systems", []) if s.get("is_reference")]
-    systems = f"{len(facts.systems)} candidate systems" + (
-        f" including the human reference{'s' if len(references) > 1 else ''} {_listing(references)}"
-        if references else "")
-    n_judgments = (report.get("policies") or {}).get("n_judgments_in", 0)
-    return (f"The unit was the segment: {unit}; system names were hidden and the candidate order randomised per "
-            f"annotator. The study had {facts.n_items} items and {systems}; each item was judged by "
-            f"{facts.redundancy} annotators, {facts.n_annotators} in all, giving {n_judgments} judgments and "
-            f"{report.get('n_ratings', 0)} segment ratings (one per item, candidate and annotator).")
+def _design_sentence(report: dict, facts: dict) -> str:
+    shown = fx.display_clauses(facts)
+    if fx.how(facts) == "native":
+        shown.insert(0, "whole documents, their segments one below the other with the source beside each"
+                     if facts.get("unit") == "document" else "sentences shown in their document context")
+    n_judgments = int((report.get("policies") or {}).get("n_judgments_in", 0))
+    return " ".join(p for p in [
+        "The unit was the segment" + (f": {'; '.join(shown)}." if shown else "."),
+        fx.not_recorded_sentence(facts),
+        f"The study had {fx.systems_clause(facts)}; {fx.raters_clause(facts, n_judgments, segments=True)} and "
+        f"{report.get('n_ratings', 0)} segment ratings (one per item, candidate and annotator)."] if p)
 
 
-def _qc_sentence(kind: str, report: dict, facts: Any) -> str:
-    qc = [f"answers faster than {facts.min_seconds:g} s were flagged"]
-    if facts.n_spam_items:
-        if kind == "da":
-            check = "a degraded copy of an item the annotator also scored, failed unless the copy scored lower"
-        else:
-            check = ("made from a real item by injecting one error (a content word replaced, a negation dropped or "
-                     "added, a pronoun's gender swapped or a connective reversed), failed unless a major or critical "
-                     "span overlapped the injected error" + ("; the scores of the degraded copies against their "
-                                                             "originals were compared with a one-sided Mann–Whitney "
-                                                             "U test" if kind == "esa" else ""))
-        qc.append(f"{facts.n_spam_items} control items ({facts.spam_rate:.0%} of items) were mixed in, each {check}")
+def _qc_sentence(kind: str, report: dict, facts: dict) -> str:
+    qc = [fx.timing_clause(facts), *fx.control_clauses(facts)]
+    controls = (facts.get("recorded") or {}).get("controls") or {}
+    if kind == "esa" and controls.get("kind") == "injected_error" and qc[1:]:
+        qc[1] += ("; the scores of the degraded copies against their originals were compared with a one-sided "
+                  "Mann–Whitney U test")
     control = report.get("control") or {}
     if control.get("n_checks"):
         qc.append(f"annotators missed {control['n_missed']} of the {control['n_checks']} injected errors "
@@ -104,10 +109,8 @@ def _qc_sentence(kind: str, report: dict, facts: Any) -> str:
         if drop.get("p") is not None:
             qc.append(f"a one-sided Mann–Whitney U test of whether the degraded copies scored lower than their "
                       f"originals gave p = {_f(drop['p'])} ({drop.get('n_pairs')} pairs)")
-    if facts.auto_exclude_share is not None:
-        qc.append(f"annotators failing more than {facts.auto_exclude_share:.0%} of the controls were excluded")
     policies = report.get("policies") or {}
-    excluded = exclusion_clause(facts.n_excluded, policies.get("excluded"))
+    excluded = exclusion_clause(int(facts.get("n_excluded") or 0), policies.get("excluded"))
     return "For quality control, " + "; ".join(qc) + excluded
 
 
@@ -171,10 +174,10 @@ def _ranking_sentence(kind: str, report: dict) -> str:
             f"order (clusters separated by semicolons): {listing}.")
 
 
-def methods_paragraph(report: dict, facts: Any, product: str, version: str) -> str:
-    """The methods paragraph of a span/score study; every figure from ``report``, every statistic cited."""
+def methods_paragraph(report: dict, facts: dict, product: str, version: str) -> str:
+    """The methods paragraph of a span/score study: figures from ``report``, design from its ``facts``."""
     kind = span_page.score_kind(report)
-    parts = [f"We collected human judgments with {product} (version {version}).",
+    parts = [fx.opening_sentence(facts, product, version),
              _protocol_sentence(kind, facts, report), _design_sentence(report, facts),
              _qc_sentence(kind, report, facts), _agreement_sentence(kind, report), _ranking_sentence(kind, report)]
     return " ".join(p for p in parts if p)

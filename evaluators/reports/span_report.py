@@ -158,12 +158,12 @@ def ranking_block(scores: pd.DataFrame, protocol: str, weights: mq.MqmWeights, *
                              "score": scores["score"] if higher else -scores["score"]})
     wmt = wmt_ranking(oriented, order=order)
     systems = []
-    for row in wmt.systems:
+    for position, row in enumerate(wmt.systems, start=1):  # wmt_ranking's order: by score (or z), then by name
         name = row["system"]
         low, high = ci[name]
         score, n_items, n_ratings = table[name]
         systems.append({
-            "system": name, "rank": row["rank"], "score": score,
+            "system": name, "position": position, "rank": position, "score": score,
             "score_ci": None if low is None or pd.isna(low) else [float(low), float(high)],
             "z": row["z"], "cluster": row["cluster"], "rank_range": row["rank_range"],
             "wins": row["wins"], "losses": row["losses"], "beats": row["beats"],

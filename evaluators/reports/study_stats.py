@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evaluators.reports.facts import data_facts, file_facts, study_facts
 from evaluators.stats.agreement import agreement
 from evaluators.stats import ratings as rt
 
@@ -162,6 +163,10 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     out["is_spam_item"] = _as_bool(df["is_spam"], "is_spam", source).to_numpy() if "is_spam" in df.columns else False
     out["excluded"] = _as_bool(df["excluded"], "excluded", source).to_numpy() if "excluded" in df.columns else False
     out["pilot"] = _as_bool(df["pilot"], "pilot", source).to_numpy() if "pilot" in df.columns else False
+    if "document" in df.columns:  # for the facts block (raters per document)
+        out["document"] = _blank_to_none(df["document"]).to_numpy()
+    if "duration_ms" in df.columns:  # for the facts block (were answer times recorded?)
+        out["timed"] = _blank_to_none(df["duration_ms"]).notna().to_numpy()
     phen = _blank_to_none(df["phenomenon"]) if "phenomenon" in df.columns else pd.Series(None, index=df.index)
     out["phenomenon"] = phen.fillna(NO_PHENOMENON).astype(str).to_numpy()
     if "rank" in df.columns:
@@ -336,7 +341,19 @@ def _ranking(pairs: pd.DataFrame | None, protocol: str, *, seed: int, n_boot: in
     except ImportError:
         notes.append("system ranking unavailable: evaluators.stats.ranking is not installed")
         return None
-    return system_ranking(pairs, seed=seed, n_boot=n_boot)
+    return with_positions(system_ranking(pairs, seed=seed, n_boot=n_boot))
+
+
+def with_positions(ranking: dict) -> dict:
+    """Each ranked system's ``position`` (1..n in the block's order, by score); ``rank`` is the same number.
+
+    The order is the ranking's own (Bradley–Terry strength here; systems with equal strengths by name), so
+    ``position`` never repeats; ``rank_range`` keeps the bootstrap's range beside it.
+    """
+    for position, row in enumerate(ranking["systems"], start=1):
+        row["position"] = position
+        row["rank"] = position
+    return ranking
 
 
 # ---------------------------------------------------------------- the report
@@ -386,8 +403,10 @@ def report_from_frame(
     notes: list[str] = []
     frame, n_pilot = _pilot_policy(frame, pilot)
     if protocol in SPAN_PROTOCOLS:
-        return _span_report(frame, study=study, protocol=protocol, spam=spam, excluded=excluded, pilot=pilot,
+        span = _span_report(frame, study=study, protocol=protocol, spam=spam, excluded=excluded, pilot=pilot,
                             n_pilot=n_pilot, weights=weights, seed=seed, n_boot=n_boot, notes=notes, **span_options)
+        span["facts"] = data_facts(frame, excluded=excluded, span=True)
+        return span
     both = _ratings_both(frame, protocol, spam=spam, excluded=excluded, ranking_coding=ranking_coding)
     ratings, applied = both[ties]
     report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
@@ -446,6 +465,7 @@ def report_from_frame(
                                  seed=seed, n_boot=n_boot, notes=notes)
     report["methods"] = METHODS
     report["notes"] = notes
+    report["facts"] = data_facts(frame, excluded=excluded)
     return report
 
 
@@ -518,12 +538,15 @@ def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **opt
     frame, slug, protocol = stats_frame(export, source=source)
     if not protocol:
         raise ReportError(f"{source}: no judgments (the 'protocol' column is empty)")
-    return report_from_frame(frame, study=slug, protocol=protocol, **options)
+    report = report_from_frame(frame, study=slug, protocol=protocol, **options)
+    report["facts"] = file_facts(report["facts"], source=source, protocol=protocol, frame=frame)
+    return report
 
 
 #: The export columns a report reads (``stats_frame``); the others (times, screen positions) never matter.
 REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_spam", "excluded", "pilot", "phenomenon",
-                  "rank", "choice", "label", "judgment", "protocol", "is_current", "score", "spans")
+                  "rank", "choice", "label", "judgment", "protocol", "is_current", "score", "spans", "document",
+                  "duration_ms")
 
 
 def study_export_frame(study: Any) -> pd.DataFrame:
@@ -547,12 +570,15 @@ def study_report(study: Any, **options: Any) -> dict:
     """The report of a stored study: its export frame through :func:`report_from_frame`."""
     frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
     if study.protocol not in SPAN_PROTOCOLS:
-        return report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+        report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
+        report["facts"] = study_facts(study, report["facts"])
+        return report
     options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
                "unit_lengths": _unit_lengths(study), **options}
     report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
     from annotation.span_controls import study_span_controls  # control items with injected errors (QC)
 
+    report["facts"] = study_facts(study, report["facts"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
     if report["control"] is None or not report["control"].get("n_checks"):
         report["notes"].append("no control item with an injected error has been answered yet")

@@ -104,8 +104,8 @@ def wmt_ranking(frame: pd.DataFrame, *, order: str = "raw", p_level: float = P_L
                         "beats": [b for b, _ in wins[s]]})
         if min_wins == n - k:  # every system so far beats every system below: a cluster boundary
             cluster += 1
-    for row in systems:
-        row["rank"] = row["rank_range"][0]
+    for position, row in enumerate(systems, start=1):
+        row["position"] = row["rank"] = position  # 1..n in the order above; rank_range holds the range
     return WmtRanking(systems=systems, head_to_head=h2h,
                       settings={"order": order, "p_level": p_level,
                                 "test": "one-sided Mann-Whitney U on per-segment means over shared segments",

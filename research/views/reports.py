@@ -142,7 +142,7 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
         "judgments_command": f"python manage.py agreement --judgments {study.slug}.csv{_flags(options)} --json",
         "other_key": other_key,
         "choices": choices,
-        "methods_paragraph": paper.methods_paragraph(report, paper.study_facts(study)),
+        "methods_paragraph": paper.methods_paragraph(report),
         "policy_help": [(name, POLICY_HELP[name]) for name in choices if name in POLICY_HELP],
         "paper_tables": [(f"{name}.{ext}", reverse("evaluators:report-paper", args=[study.slug, name, ext]) + query)
                          for name in paper.TABLE_NAMES for ext in ("tex", "md")

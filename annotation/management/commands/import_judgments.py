@@ -27,6 +27,9 @@ class Command(BaseCommand):
         parser.add_argument("--study-file", help="The original study file (JSON): texts and settings.")
         parser.add_argument("--reference-system", action="append", default=[], metavar="NAME",
                             help="Formats without a reference flag: the system(s) that are human references.")
+        parser.add_argument("--source", default="", metavar="TEXT",
+                            help="Where the file came from (e.g. \"Google's WMT21 MQM release, ted/zhen\"); "
+                                 "recorded with the study and quoted by the methods paragraph (docs/reports.md).")
         parser.add_argument("--unclosed-spans", choices=UNCLOSED_CHOICES, default="error",
                             help="mqm-tsv: a <v> never closed is a bad row (error, default), or its span runs to "
                                  "the end of the text (close-at-end; one row of the WMT21 TED en-de release).")
@@ -62,11 +65,12 @@ class Command(BaseCommand):
         try:
             if opts["fmt"] == "mqm-tsv":  # annotation/judgment_import_mqm.py (docs/mqm.md)
                 study = mqm_tsv_import(name=path.name, content=content, slug=slug,
-                                       reference_systems=opts["reference_system"], unclosed=opts["unclosed_spans"])
+                                       reference_systems=opts["reference_system"], unclosed=opts["unclosed_spans"],
+                                       source=opts["source"])
             else:
                 study = judgments_import(name=path.name, content=content, fmt=opts["fmt"], slug=slug,
                                          study_file=study_file, reference_systems=opts["reference_system"],
-                                         scale=opts["scale"])
+                                         scale=opts["scale"], source=opts["source"])
         except JudgmentImportError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)

@@ -89,10 +89,9 @@ class Command(BaseCommand):
         out = dump_json(result) + "\n" if opts["json"] else text
         if opts.get("methods") or opts.get("table"):
             from evaluators.reports import paper
-            from studies.models import Study
 
             if opts.get("methods"):
-                out = paper.methods_paragraph(result, paper.study_facts(Study.objects.get(slug=opts["slug"]))) + "\n"
+                out = paper.methods_paragraph(result) + "\n"
             else:
                 out = paper.table(result, opts["table"], opts["table_format"])
         if opts.get("output"):

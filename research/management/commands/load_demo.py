@@ -84,7 +84,8 @@ class Command(BaseCommand):
         """
         from annotation.judgment_import import JudgmentImportError
         from annotation.judgment_import_mqm import mqm_tsv_import
-        from studies.demo_span import WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG
+        from studies.demo_span import (WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG,
+                                       WMT_MQM_SOURCE)
 
         slug = WMT_MQM_SLUG
         if reset:
@@ -94,7 +95,8 @@ class Command(BaseCommand):
         if study is None:
             try:
                 study = mqm_tsv_import(name=WMT_MQM_FIXTURE.name, content=WMT_MQM_FIXTURE.read_text(encoding="utf-8"),
-                                       slug=slug, unclosed="close-at-end")  # one row of the release never closes <v>
+                                       slug=slug, unclosed="close-at-end",  # one row of the release never closes <v>
+                                       source=WMT_MQM_SOURCE)
             except JudgmentImportError as exc:
                 raise CommandError(f"demo study {slug}: " + "; ".join(exc.errors))
             Study.objects.filter(pk=study.pk).update(

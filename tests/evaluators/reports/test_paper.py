@@ -31,7 +31,7 @@ def test_methods_paragraph_states_the_reports_figures_with_citations():
     assert f"version {paper.version()}" in text
     assert "expected wins (Bojar et al., 2016)" in text
     best = report["ranking"]["systems"][0]
-    assert f"{best['system']} ({best['expected_wins']:.3f})" in text
+    assert f"{best['system']} ({best['expected_wins']:.3f}, {best['bt']:.2f})" in text
     assert "each item was judged by" in text and "ranked the candidate translations" in text
 
 

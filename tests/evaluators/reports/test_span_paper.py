@@ -73,7 +73,8 @@ def test_mqm_methods_paragraph_names_protocol_weights_taxonomy_agreement_and_ran
     assert "minor 1, major 5, critical 25" in text and "minor Fluency/Punctuation 0.1" in text
     assert "Discourse branch" in text and "pronoun reference" in text.lower()
     assert f"a typology of {len(mqm.effective_taxonomy())} categories" in text
-    assert "each item was judged by 2 annotators, 2 in all, giving 12 judgments and 36 segment ratings" in text
+    assert ("each segment (item × candidate) was rated by 2 annotators, 2 annotators in all, giving 12 judgments "
+            "and 36 segment ratings") in text
     assert "including the human reference reference" in text
     ac1 = report["coefficients"]["gwet_ac1"]["value"]
     assert f"Gwet's AC1 = {ac1:.3f}" in text and "worst severity" in text
