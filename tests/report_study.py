@@ -61,3 +61,17 @@ def choice_study(slug: str = "ch", *, n_items: int = 12) -> Study:
                        settings={"options": ["neither", "tie", "invalid"], "redundancy": 3, "spam_rate": 0.0})
     answer_all(study, annotators_create(study=study, count=3))
     return study
+
+
+#: The facts a study's judgments carry wherever they are read from (an export file, an imported copy); the others
+#: (how the judgments were collected, the study's settings) belong to the stored study (evaluators/reports/facts.py).
+DATA_FACTS = ("n_annotators", "n_excluded", "raters_per_segment", "raters_per_item", "raters_per_document", "n_items",
+              "systems", "references")
+
+
+def report_numbers(report: dict) -> dict:
+    """The report with ``facts`` cut down to :data:`DATA_FACTS` and the count of timed judgments."""
+    facts = report["facts"]
+    timing = facts["recorded"]["timing"]
+    kept = {**{k: facts[k] for k in DATA_FACTS}, "n_timed": None if timing is None else timing["n_timed"]}
+    return {**report, "facts": kept}

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.services_quality import annotator_exclude
-from tests.report_study import choice_study, ranking_study
+from tests.report_study import DATA_FACTS, choice_study, ranking_study
 
 pytestmark = pytest.mark.django_db
 
@@ -58,11 +58,6 @@ def test_ranking_report_shape(ranked):
     assert sorted(systems) == ["reference", "sys1", "sys2"]
     assert systems[0] == "reference"  # the crafted answers rank it first most often
     assert set(r["methods"]) >= {"gwet_ac1", "control", "ranking", "by_phenomenon"}
-
-
-#: The facts an export file carries too (the others -- how the study was collected, its settings -- are the study's).
-DATA_FACTS = ("n_annotators", "n_excluded", "raters_per_segment", "raters_per_item", "raters_per_document", "n_items",
-              "systems", "references")
 
 
 def same_report(from_file: dict, direct: dict) -> bool:
