@@ -188,13 +188,13 @@ def errors_table(report: dict) -> tuple[list[str], list[list[Any]]]:
 
 def span_ranking_table(report: dict) -> tuple[list[str], list[list[Any]]]:
     """The WMT ranking: cluster, rank range, score with CI, z, wins/losses, counts."""
-    columns = ["rank", "cluster", "rank_range_low", "rank_range_high", "system", "is_reference", "score",
+    columns = ["position", "rank", "cluster", "rank_range_low", "rank_range_high", "system", "is_reference", "score",
                "score_ci_low", "score_ci_high", "z", "wins", "losses", "n_items", "n_ratings"]
     rows = []
     for s in (report.get("ranking") or {}).get("systems", []):
         rng = s.get("rank_range") or [None, None]
         ci = s.get("score_ci") or [None, None]
-        rows.append([s["rank"], s.get("cluster"), rng[0], rng[1], s["system"], s.get("is_reference"), s.get("score"),
+        rows.append([s.get("position", s["rank"]), s["rank"], s.get("cluster"), rng[0], rng[1], s["system"], s.get("is_reference"), s.get("score"),
                      ci[0], ci[1], s.get("z"), s.get("wins"), s.get("losses"), s.get("n_items"), s.get("n_ratings")])
     return columns, rows
 

@@ -65,14 +65,14 @@ def by_phenomenon_table(report: dict) -> tuple[list[str], list[list[Any]]]:
 
 
 def ranking_table(report: dict) -> tuple[list[str], list[list[Any]]]:
-    columns = ["rank", "rank_range_low", "rank_range_high", "system", "n", "wins", "ties", "losses",
+    columns = ["position", "rank", "rank_range_low", "rank_range_high", "system", "n", "wins", "ties", "losses",
                "win_rate", "win_rate_ci_low", "win_rate_ci_high", "expected_wins", "expected_wins_ci_low",
                "expected_wins_ci_high", "bt", "bt_ci_low", "bt_ci_high"]
     rows = []
     for s in (report.get("ranking") or {}).get("systems", []):
         def ci(key: str) -> list:
             return list(s.get(key) or [None, None])
-        rows.append([s["rank"], *ci("rank_range"), s["system"], s["n"], s["wins"], s["ties"], s["losses"],
+        rows.append([s.get("position", s["rank"]), s["rank"], *ci("rank_range"), s["system"], s["n"], s["wins"], s["ties"], s["losses"],
                      s["win_rate"], *ci("win_rate_ci"), s["expected_wins"], *ci("expected_wins_ci"),
                      s["bt"], *ci("bt_ci")])
     return columns, rows

@@ -132,12 +132,12 @@ def study_report_text(report: dict) -> str:
         out.append("")
         out.append(f"Human ranking of the systems ({ranking.get('n_items')} items, {ranking.get('n_boot')} bootstrap "
                    f"resamples, seed {ranking.get('seed')})")
-        out.append(f"  {'rank':<6}{'system':<20}{'wins':>6}{'ties':>6}{'losses':>7}{'expected wins':>15}"
+        out.append(f"  {'pos.':<6}{'system':<20}{'wins':>6}{'ties':>6}{'losses':>7}{'expected wins':>15}"
                    f"{'95% CI':>19}{'Bradley-Terry':>15}{'95% CI':>19}")
         for s in systems:
             ew_ci, bt_ci = s.get("expected_wins_ci") or [None, None], s.get("bt_ci") or [None, None]
             out.append(
-                f"  {s.get('rank')!s:<6}{str(s.get('system')):<20}{s.get('wins'):>6}{s.get('ties'):>6}{s.get('losses'):>7}"
+                f"  {s.get('position', s.get('rank'))!s:<6}{str(s.get('system')):<20}{s.get('wins'):>6}{s.get('ties'):>6}{s.get('losses'):>7}"
                 f"{fmt(s.get('expected_wins')):>15}{_ci(ew_ci):>19}{fmt(s.get('bt')):>15}{_ci(bt_ci):>19}"
             )
         sign = ranking.get("sign_test")
