@@ -184,8 +184,8 @@ def file_facts(data: dict[str, Any], *, source: str, protocol: str, frame: pd.Da
 # ---------------------------------------------------------------- clauses of the methods paragraph
 # Each function below turns one part of the facts block into words; a fact that is None gives no claim.
 def how(facts: dict) -> str:
-    """``native``, ``imported`` or ``file``; a report without facts (an old cached one) counts as not recorded."""
-    return str(((facts or {}).get("collection") or {}).get("how") or "file")
+    """``native``, ``imported`` or ``file``; ``unknown`` for a report without facts (one cached before they existed)."""
+    return str(((facts or {}).get("collection") or {}).get("how") or "unknown")
 
 
 def opening_sentence(facts: dict, product: str, version: str) -> str:
@@ -194,6 +194,8 @@ def opening_sentence(facts: dict, product: str, version: str) -> str:
     mode = how(facts)
     if mode == "native":
         return f"We collected human judgments with {product} (version {version})."
+    if mode == "unknown":
+        return f"The judgments were analysed with {product} (version {version}); how they were collected is not recorded."
     file = collection.get("file") or "a file"
     fmt = collection.get("format_name") or collection.get("format")
     in_format = f", in {fmt}" if fmt else ""
@@ -238,7 +240,7 @@ def not_recorded_sentence(facts: dict) -> str:
 def _spread_words(spread: dict, noun: str = "annotator") -> str:
     if spread["min"] == spread["max"]:
         return f"{spread['min']} {noun}{'s' if spread['min'] != 1 else ''}"
-    return f"{spread['median']} {noun}s (median; {spread['min']}–{spread['max']})"
+    return f"{spread['median']} {noun}{'s' if spread['median'] != 1 else ''} (median; {spread['min']}–{spread['max']})"
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -255,21 +257,23 @@ def raters_clause(facts: dict, n_judgments: int, *, segments: bool = False) -> s
     levels += [("item", facts.get("raters_per_item")), ("document", facts.get("raters_per_document"))]
     n_annotators = int(facts.get("n_annotators") or 0)
     per_item = facts.get("raters_per_item")
+    redundancy = facts.get("redundancy")
+    asked = (f" (the study asks for {redundancy} per item)" if redundancy is not None and (
+        per_item is None or per_item["min"] != redundancy or per_item["max"] != redundancy) else "")
     said: list[str] = []
     last: dict | None = None
     for noun, spread in levels:
         if spread is None or (last is not None and _same(spread, last)):
             continue
-        said.append(f"each {noun} {'was judged' if not said else ''} by {_spread_words(spread)}".replace("  ", " "))
+        verb = ("was rated " if segments else "was judged ") if not said else ""
+        said.append(f"each {noun} {verb}by {_spread_words(spread)}" + (asked if noun == "item" else ""))
         last = spread
     if not said:
-        words = "no item has been judged yet"
+        words = "no item has been judged yet" + asked
     else:
-        said[0] = said[0].replace("was judged", "was rated" if segments else "was judged")
         words = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
-    redundancy = facts.get("redundancy")
-    if redundancy is not None and (per_item is None or per_item["min"] != redundancy or per_item["max"] != redundancy):
-        words += f" (the study asks for {redundancy} per item)"
+        if asked and asked not in words:  # the item level was not named (the same figures as the segment's)
+            words += asked
     return (f"{words}, {n_annotators} annotator{'s' if n_annotators != 1 else ''} in all, giving {n_judgments} "
             f"judgment{'s' if n_judgments != 1 else ''}")
 

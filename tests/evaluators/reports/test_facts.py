@@ -327,3 +327,18 @@ def test_a_legacy_import_gets_its_provenance_back_from_the_description():
     study.refresh_from_db()
     assert study.provenance["how"] == "imported" and study.provenance["file"] == "old.tsv"
     assert study.provenance["format"] == "mqm-tsv" and study.provenance["imported_at"] == "2026-01-02T03:04:05+00:00"
+
+
+def test_the_report_pages_paper_box_is_the_facts_paragraph(tmp_path, client, admin_user):
+    study = import_file(tmp_path, "google.tsv", google_like_tsv(), "mqm-tsv", "--source", "Google's WMT21 release")
+    client.force_login(admin_user)
+    page = client.get(f"/reports/{study.slug}/?bootstrap=20").content.decode()
+    box = page.split('id="methods-paragraph"')[1].split("</textarea>")[0]
+    assert "they come from Google&#x27;s WMT21 release (the file google.tsv" in box
+    assert "Not recorded: whether system names were hidden" in box and "randomised" not in box
+
+
+def test_a_report_without_facts_claims_nothing_about_collection(native):
+    _, report = native
+    text = paper.methods_paragraph({k: v for k, v in report.items() if k != "facts"})
+    assert "how they were collected is not recorded" in text and "system names hidden" not in text
