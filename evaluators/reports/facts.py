@@ -321,3 +321,13 @@ def control_clauses(facts: dict) -> list[str]:
     if controls.get("auto_exclude_share") is not None:
         out.append(f"annotators failing more than {controls['auto_exclude_share']:.0%} of the controls were excluded")
     return out
+
+
+def single_rater_sentence(facts: dict, unit: str) -> str:
+    """When no ``unit`` has two raters, agreement is undefined: say why instead of printing n/a figures."""
+    spread = facts.get(f"raters_per_{unit}")
+    if spread is None or spread["max"] > 1:
+        return ""
+    noun = "segment (item × candidate)" if unit == "segment" else unit
+    return (f"Inter-annotator agreement cannot be computed: every {noun} was rated by one annotator only, so "
+            "the agreement coefficients of the report are undefined.")

@@ -96,12 +96,12 @@ def methods_paragraph(report: dict) -> str:
     ac1 = coefs.get("gwet_ac1") or {}
     fleiss = coefs.get("fleiss_kappa") or {}
     alpha = coefs.get("krippendorff_alpha") or {}
-    parts.append(
+    parts.append(fx.single_rater_sentence(facts, "item") or (
         f"Inter-annotator agreement was computed over {report.get('n_items', 0)} {unit}{coding_words} "
         f"({ties_words}; control items {'excluded' if policies.get('spam') == 'drop' else 'included'}): "
         f"Gwet's AC1 = {_f(ac1.get('value'))}{_ci(ac1)} (Gwet, 2008), Fleiss' κ = {_f(fleiss.get('value'))} "
         f"(Fleiss, 1971) and Krippendorff's α = {_f(alpha.get('value'))} (Krippendorff, 2011); standard "
-        "errors and intervals follow Gwet (2014).")
+        "errors and intervals follow Gwet (2014)."))
     parts.append(_ranking_sentence(report.get("ranking")))
     control = report.get("control")
     if control:

@@ -170,6 +170,10 @@ def test_raters_per_item_and_document_follow_their_facts(native):
     empty = paragraph(report, a=_set("raters_per_item", None), b=_set("raters_per_segment", None),
                       c=_set("raters_per_document", None))
     assert "no item has been judged yet" in empty
+    one = {"min": 1, "median": 1, "max": 1, "n": 3}
+    single = paragraph(report, a=_set("raters_per_item", one), b=_set("raters_per_segment", one))
+    assert "Inter-annotator agreement cannot be computed" in single and "Gwet's AC1 =" not in single
+    assert "Gwet's AC1 =" in paper.methods_paragraph(report)
 
 
 # ---------------------------------------------------------------- the ranking demo's paragraph
@@ -261,6 +265,9 @@ def test_a_google_like_mqm_tsv_gives_one_rater_per_segment_and_claims_nothing_un
                   "We collected", "slider", "asks for"):
         assert claim not in text, claim
     assert "Not recorded: whether system names were hidden" in text and "no answer times were recorded" in text
+    # one rater per segment: agreement is undefined, and the paragraph says why instead of printing n/a
+    assert "Inter-annotator agreement cannot be computed: every segment (item × candidate) was rated by one" in text
+    assert "Gwet's AC1 = n/a" not in text
     # the page's "For a paper" box is the same paragraph
     assert paper.methods_paragraph(json.loads(json.dumps(report))) == text
 
