@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 
 from evaluators import progress
 from evaluators.jobs import job_execute, job_submit
-from evaluators.metrics.scores import scores_import
+from evaluators.metrics.scores import PreparedRun, scores_import
 from evaluators.models import EvaluationJob, Evaluator, JobKind, JobState, MetricScore
 from tests.compare_study import compare_study, score_csv
 
@@ -122,9 +122,9 @@ def test_progress_reported_by_evaluator_code_reaches_the_job_row(study, monkeypa
         for i in progress.steps(range(4), 4, "segments"):
             seen.append(EvaluationJob.objects.values_list("progress_done", "progress_total", "progress_label")
                         .get(pk=job.pk))
-        return Evaluator.objects.get(study=study, name="oracle")
+        return PreparedRun(study=study, name="oracle", fields={}, rows=[])
 
-    monkeypatch.setattr("evaluators.metrics.scores.evaluator_run", fake_run)
+    monkeypatch.setattr("evaluators.metrics.scores.evaluator_prepare", fake_run)
     monkeypatch.setattr("evaluators.jobs.PROGRESS_INTERVAL", 0.0)
     job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["oracle"]})
     assert job_execute(job.pk) == JobState.DONE
@@ -177,3 +177,12 @@ def test_a_job_request_with_missing_input_is_refused(study):
     with pytest.raises(JobError, match="kind: unknown job kind"):
         job_submit(study=study, kind="mine-bitcoin")
     assert not EvaluationJob.objects.exists()
+
+
+def test_a_job_running_several_evaluators_stores_none_when_one_fails(study):
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["chrf", "blonde"], "paired": "none"})
+    assert job_execute(job.pk) == JobState.FAILED
+    job.refresh_from_db()
+    assert job.errors[0].startswith("blonde: blonde needs a spaCy pipeline")
+    assert job.errors[0].endswith("(none of chrf, blonde was stored)")
+    assert not Evaluator.objects.filter(study=study, name__in=["chrf", "blonde"]).exists()
