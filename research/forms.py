@@ -28,6 +28,22 @@ class EvaluatorRunForm(forms.Form):
                  ("none", "none")], initial="bs", required=False, label="Paired test",
         help_text="sacrebleu's paired test of every system against the first (bleu, chrf, ter).")
 
+    def clean(self):  # noqa: ANN201 - Django's hook
+        """BlonDe proper (blonde, dblonde, blonde-plus) needs a spaCy pipeline: refused here rather than in the job."""
+        data = super().clean()
+        nlp = data.get("nlp") or ""
+        if "nlp" in self.errors or nlp.startswith("spacy:"):
+            return data
+        registry = registered_evaluators()
+        needing = [n for n in data.get("evaluators") or [] if getattr(registry.get(n), "needs_spacy", False)]
+        if needing:
+            lex = [f"{n}-lex" for n in needing if f"{n}-lex" in registry]
+            self.add_error("nlp", f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} a spaCy pipeline: "
+                           "give spacy:PIPELINE here (an installed pipeline, e.g. spacy:en_core_web_sm; see "
+                           "docs/evaluators.md, 'The BlonDe family')"
+                           + (f", or pick {', '.join(lex)}, the lexicon-backend approximation" if lex else "") + ".")
+        return data
+
 
 class ScoreImportForm(forms.Form):
     file = forms.FileField(help_text="CSV/TSV or JSON Lines: item, system, score, optional document, name, higher_is_better.")

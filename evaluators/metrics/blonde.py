@@ -552,7 +552,8 @@ class BlondeEvaluator:
         annotations = self.annotations if self.annotations is not None else corpus.annotations
         if self.variant == "blonde-plus" and not annotations:
             raise ValueError("blonde-plus needs human annotations of the reference (BlonDe §4.3): phrases "
-                             "marked as ambiguous or omitted, per segment; none were given")
+                             "marked as ambiguous or omitted, per segment; none were given (a study holds none: "
+                             "score files with manage.py score --evaluator blonde-plus --annotations FILE)")
         systems = corpus.systems
         total_steps = len(systems) + 1
         featurize = _featurizer(backend, corpus.target_language, self.settings)
@@ -686,18 +687,21 @@ def _with_plus(feats: Features, text: str, plus: Mapping[str, Sequence[str]] | N
     return {**feats, **plus_features(text.lower() if lowercase else text, plus)}
 
 
+_NEEDS_SPACY = "Needs a spaCy pipeline (--nlp spacy:NAME)."
 _SOURCE = "Jiang et al. 2022 (NAACL), BlonDe §4 and appendix; the authors' `blonde` 0.1.4 BLONDE() defaults"
 BLONDE = register(BlondeEvaluator(
     name="blonde", variant="blonde",
     description=("BlonDe F1, 0-100: geometric mean of per-category P and R over tense, pronoun, named entity, "
-                 f"discourse-marker and 1-4-gram categories, pooled over sentence pairs. {_SOURCE}")))
+                 f"discourse-marker and 1-4-gram categories, pooled over sentence pairs. {_NEEDS_SPACY} {_SOURCE}")))
 DBLONDE = register(BlondeEvaluator(
     name="dblonde", variant="dblonde",
-    description=f"dBlonDe F1, 0-100: BlonDe over the discourse categories only (no n-grams). {_SOURCE}"))
+    description=(f"dBlonDe F1, 0-100: BlonDe over the discourse categories only (no n-grams). {_NEEDS_SPACY} "
+                 f"{_SOURCE}")))
 BLONDE_PLUS = register(BlondeEvaluator(
     name="blonde-plus", variant="blonde-plus",
     description=("BlonDe+ F1, 0-100: BlonDe with human-annotated categories (reference phrases marked as "
-                 f"ambiguous or omitted) as more categories, §4.3. {_SOURCE}")))
+                 f"ambiguous or omitted) as more categories, §4.3. {_NEEDS_SPACY} Needs the human annotations "
+                 f"(score --annotations FILE). {_SOURCE}")))
 BLONDE_LEX = register(BlondeEvaluator(
     name="blonde-lex", variant="blonde", lexicon_only=True,
     description=("BlonDe computed on the lexicon backend (no NER model, context-free tags, no entity category): an "
