@@ -30,7 +30,7 @@ class EvaluatorRunForm(forms.Form):
 
     def clean(self):  # noqa: ANN201 - Django's hook
         """BlonDe proper (blonde, dblonde, blonde-plus) needs a spaCy pipeline: refused here rather than in the job."""
-        data = super().clean()
+        data = super().clean() or {}
         nlp = data.get("nlp") or ""
         if "nlp" in self.errors or nlp.startswith("spacy:"):
             return data
