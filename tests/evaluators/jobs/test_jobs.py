@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 
 from evaluators import progress
 from evaluators.jobs import job_execute, job_submit
-from evaluators.metrics.scores import PreparedRun, scores_import
+from evaluators.metrics.scores import scores_import
 from evaluators.models import EvaluationJob, Evaluator, JobKind, JobState, MetricScore
 from tests.compare_study import compare_study, score_csv
 
@@ -116,6 +116,8 @@ def test_a_large_score_file_is_imported_in_the_background(researcher, study, set
 
 
 def test_progress_reported_by_evaluator_code_reaches_the_job_row(study, monkeypatch):
+    from evaluators.metrics.scores import PreparedRun
+
     seen = []
 
     def fake_run(*, study, name, **options):
@@ -186,3 +188,9 @@ def test_a_job_running_several_evaluators_stores_none_when_one_fails(study):
     assert job.errors[0].startswith("blonde: blonde needs a spaCy pipeline")
     assert job.errors[0].endswith("(none of chrf, blonde was stored)")
     assert not Evaluator.objects.filter(study=study, name__in=["chrf", "blonde"]).exists()
+    # Whatever the failure: chrf runs first, then an unknown name fails; chrf is not stored either.
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["chrf", "no-such-metric"]})
+    assert job_execute(job.pk) == JobState.FAILED
+    job.refresh_from_db()
+    assert job.errors[0].startswith("no-such-metric: unknown evaluator 'no-such-metric'")
+    assert not Evaluator.objects.filter(study=study, name="chrf").exists()
