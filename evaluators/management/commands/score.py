@@ -262,6 +262,11 @@ class Command(BaseCommand):
             target_language=target, source_language=source or "", target_language_guessed=bool(guess_evidence),
             annotations=annotations)
         nlp = self._backend(opts["nlp"], [n for n in names if n not in SACREBLEU_KINDS])
+        for name in names:  # refused before any evaluator runs (each would refuse too, after the others' work)
+            if getattr(registry[name], "needs_spacy", False) and not (nlp and nlp.name.startswith("spacy:")):
+                from evaluators.metrics.blonde import spacy_needed_message
+
+                raise _fail(f"--evaluator {name}: {spacy_needed_message(name, nlp.name if nlp else None)}")
         results = [self._run(registry[name], name, corpus, nlp) for name in names]
         tests: list[dict[str, Any]] = []
         skipped: list[str] = []
