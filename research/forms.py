@@ -22,7 +22,8 @@ class EvaluatorRunForm(forms.Form):
         required=False, max_length=200, label="Language backend",
         validators=[RegexValidator(r"^(lexicon|spacy:[A-Za-z0-9_.\-]+)$",
                                    "Give lexicon or spacy:PIPELINE (an installed spaCy pipeline).")],
-        help_text="Blank: each evaluator's default (lexicon). spacy:PIPELINE for an installed spaCy pipeline.")
+        help_text=("Blank: each evaluator's default (lexicon). spacy:PIPELINE for an installed spaCy pipeline, "
+                   "which blonde, dblonde and blonde-plus need."))
     paired = forms.ChoiceField(
         choices=[("bs", "paired bootstrap (1,000 resamples)"), ("ar", "approximate randomisation (10,000 trials)"),
                  ("none", "none")], initial="bs", required=False, label="Paired test",

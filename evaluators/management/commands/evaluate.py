@@ -28,7 +28,8 @@ class Command(BaseCommand):
                             help="Evaluator to run; repeat for several.")
         parser.add_argument("--nlp", metavar="BACKEND", default=None,
                             help="Language backend: lexicon (the default of the evaluators that need one) or "
-                                 "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm).")
+                                 "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm), which blonde, "
+                                 "dblonde and blonde-plus need.")
         paired = parser.add_mutually_exclusive_group()
         paired.add_argument("--paired-bs", action="store_const", dest="paired", const="bs",
                             help="sacrebleu's paired bootstrap (1,000 resamples, seed 12345) of every system against "

@@ -187,7 +187,7 @@ class Command(BaseCommand):
         parser.add_argument("--source-language", metavar="CODE", help="The source language, for evaluators that use it.")
         parser.add_argument("--nlp", metavar="BACKEND",
                             help="Language backend of the evaluators that need one: lexicon (default) or "
-                                 "spacy:PIPELINE (e.g. spacy:en_core_web_sm).")
+                                 "spacy:PIPELINE (e.g. spacy:en_core_web_sm), which blonde, dblonde and blonde-plus need.")
         parser.add_argument("--annotations", metavar="FILE",
                             help="BlonDe+'s human annotations (blonde-plus only): one line per reference line in the "
                                  "BlonDe authors' format, tab-separated fields 1,<reference phrase>,<correction> "
