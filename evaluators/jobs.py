@@ -93,21 +93,26 @@ def _progress_writer(job: EvaluationJob, prefix: str = "") -> progress.Listener:
 
 
 def _run_evaluate(job: EvaluationJob) -> list[str]:
-    from evaluators.metrics.scores import evaluator_run
+    """Run every evaluator of the job, then store them all together: one failing stores none."""
+    from evaluators.metrics.scores import evaluator_prepare, evaluators_store
     from evaluators.metrics.study_corpus import build_study_corpus
 
     names = list(dict.fromkeys(job.params["evaluators"]))
     nlp = job.params.get("nlp") or None
     paired = job.params.get("paired", "bs")  # the page's default: sacrebleu's paired bootstrap
-    lines = []
     built = build_study_corpus(job.study)  # once for all the evaluators
+    runs = []
     for i, name in enumerate(names):
         _progress_writer(job)(i, len(names), f"{name} ({i + 1} of {len(names)} evaluators)")
         with progress.listening(_progress_writer(job, f"{name} ({i + 1} of {len(names)})")):
-            evaluator = evaluator_run(study=job.study, name=name, nlp=nlp, built=built,
-                                      paired=None if paired == "none" else paired)
-        lines.append(f"{name}: {evaluator.scores.count()} scores stored")
-    return lines
+            try:
+                runs.append(evaluator_prepare(study=job.study, name=name, nlp=nlp, built=built,
+                                              paired=None if paired == "none" else paired))
+            except ValueError as exc:
+                if len(names) == 1:
+                    raise
+                raise ValueError(f"{name}: {exc} (none of {', '.join(names)} was stored)") from exc
+    return [f"{e.name}: {e.scores.count()} scores stored" for e in evaluators_store(runs)]
 
 
 def _run_import(job: EvaluationJob) -> list[str]:

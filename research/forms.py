@@ -22,11 +22,28 @@ class EvaluatorRunForm(forms.Form):
         required=False, max_length=200, label="Language backend",
         validators=[RegexValidator(r"^(lexicon|spacy:[A-Za-z0-9_.\-]+)$",
                                    "Give lexicon or spacy:PIPELINE (an installed spaCy pipeline).")],
-        help_text="Blank: each evaluator's default (lexicon). spacy:PIPELINE for an installed spaCy pipeline.")
+        help_text=("Blank: each evaluator's default (lexicon). spacy:PIPELINE for an installed spaCy pipeline, "
+                   "which blonde, dblonde and blonde-plus need."))
     paired = forms.ChoiceField(
         choices=[("bs", "paired bootstrap (1,000 resamples)"), ("ar", "approximate randomisation (10,000 trials)"),
                  ("none", "none")], initial="bs", required=False, label="Paired test",
         help_text="sacrebleu's paired test of every system against the first (bleu, chrf, ter).")
+
+    def clean(self):  # noqa: ANN201 - Django's hook
+        """BlonDe proper (blonde, dblonde, blonde-plus) needs a spaCy pipeline: refused here rather than in the job."""
+        data = super().clean() or {}
+        nlp = data.get("nlp") or ""
+        if "nlp" in self.errors or nlp.startswith("spacy:"):
+            return data
+        registry = registered_evaluators()
+        needing = [n for n in data.get("evaluators") or [] if getattr(registry.get(n), "needs_spacy", False)]
+        if needing:
+            lex = [f"{n}-lex" for n in needing if f"{n}-lex" in registry]
+            self.add_error("nlp", f"{', '.join(needing)} need{'s' if len(needing) == 1 else ''} a spaCy pipeline: "
+                           "give spacy:PIPELINE here (an installed pipeline, e.g. spacy:en_core_web_sm; see "
+                           "docs/evaluators.md, 'The BlonDe family')"
+                           + (f", or pick {', '.join(lex)}, the lexicon-backend approximation" if lex else "") + ".")
+        return data
 
 
 class ScoreImportForm(forms.Form):

@@ -498,14 +498,18 @@ def read_annotation_line(line: str) -> dict[str, list[str]]:
 
 @dataclass
 class BlondeEvaluator:
-    """A registered BlonDe-family evaluator: ``blonde``, ``dblonde``, ``blonde-plus`` or ``blonde-lex``."""
+    """A registered BlonDe-family evaluator: ``blonde``, ``dblonde``, ``blonde-plus``, ``blonde-lex`` or ``dblonde-lex``.
+
+    BlonDe proper needs a spaCy backend and refuses any other (saying how to install one); the ``-lex``
+    evaluators run on the lexicon backend only and say in a note which categories they computed.
+    """
 
     name: str
     description: str
     settings: BlondeSettings = field(default_factory=BlondeSettings)
     #: Which score is the system score: "blonde", "dblonde" or "blonde-plus".
     variant: str = "blonde"
-    #: blonde-lex: refuse a spaCy backend (it is BlonDe's approximation on the lexicon backend).
+    #: blonde-lex, dblonde-lex: refuse a spaCy backend (BlonDe's approximation on the lexicon backend).
     lexicon_only: bool = False
     higher_is_better: bool = True
     level: str = "document"
@@ -514,13 +518,21 @@ class BlondeEvaluator:
     #: BlonDe+ phrases: segment key -> kind -> phrases of that segment's reference (else ``Corpus.annotations``).
     annotations: Mapping[str, Mapping[str, Sequence[str]]] | None = None
 
+    @property
+    def needs_spacy(self) -> bool:
+        """True for BlonDe proper (``blonde``, ``dblonde``, ``blonde-plus``): it runs on a spaCy pipeline only."""
+        return not self.lexicon_only
+
     def _backend(self, nlp: Backend | None) -> Backend:
-        if nlp is None:
+        if nlp is None and self.lexicon_only:
             from evaluators.metrics.language import get_backend
 
             return get_backend("lexicon")
-        if self.lexicon_only and nlp.name.startswith("spacy:"):
-            raise ValueError(f"{self.name} is BlonDe on the lexicon backend; with {nlp.name} use 'blonde'")
+        if nlp is not None and self.lexicon_only and nlp.name.startswith("spacy:"):
+            raise ValueError(f"{self.name} is BlonDe on the lexicon backend; with {nlp.name} use "
+                             f"{self.name.removesuffix('-lex')!r}")
+        if nlp is None or (self.needs_spacy and not nlp.name.startswith("spacy:")):
+            raise ValueError(spacy_needed_message(self.name, None if nlp is None else nlp.name))
         return nlp
 
     def signature(self, backend: Backend) -> str:
@@ -540,7 +552,8 @@ class BlondeEvaluator:
         annotations = self.annotations if self.annotations is not None else corpus.annotations
         if self.variant == "blonde-plus" and not annotations:
             raise ValueError("blonde-plus needs human annotations of the reference (BlonDe §4.3): phrases "
-                             "marked as ambiguous or omitted, per segment; none were given")
+                             "marked as ambiguous or omitted, per segment; none were given (a study holds none: "
+                             "score files with manage.py score --evaluator blonde-plus --annotations FILE)")
         systems = corpus.systems
         total_steps = len(systems) + 1
         featurize = _featurizer(backend, corpus.target_language, self.settings)
@@ -568,6 +581,8 @@ class BlondeEvaluator:
                 docs.setdefault(doc, Totals()).add(pair)
                 doc_keys.setdefault(doc, []).append(seg.key)
             result.systems.append(self._system_score(system, corpus_totals, docs, signature))
+            if self.lexicon_only:
+                result.systems[-1].notes.append(self._categories_note(backend, result.systems[-1].categories or {}))
             if not language:
                 result.systems[-1].notes.append("target language not given: scored as English (BlonDe's lists are)")
             elif corpus.target_language_guessed:
@@ -579,6 +594,21 @@ class BlondeEvaluator:
             if progress:
                 progress(step, total_steps)
         return result
+
+    def _categories_note(self, backend: Backend, categories: Mapping[str, Any]) -> str:
+        """Which of BlonDe's categories a lexicon-backend run computed, and which it could not (entity, no NER)."""
+        wanted = [k for k in DISCOURSE if k in self.settings.weights]
+        if self.variant != "dblonde":
+            wanted += [ngram_key(n) for n in range(1, self.settings.max_order + 1)]
+        computed = [k for k in wanted if k in categories]
+        missing = [k for k in wanted if k not in categories]
+        text = (f"{self.name} is an approximation of BlonDe on the {backend.name} backend, not BlonDe: categories "
+                f"computed: {', '.join(computed) or 'none'}")
+        if missing:
+            why = {"entity": "entity (the backend recognises no PERSON or other named entities)"}
+            text += ("; not computed, left out of the means: "
+                     + ", ".join(why.get(k, f"{k} (no feature found)") for k in missing))
+        return text
 
     def _headline(self, scores: BlondeScores) -> float | None:
         if self.variant == "dblonde":
@@ -609,6 +639,19 @@ class BlondeEvaluator:
                     "reference": dict(totals.reference)},
             documents={doc: self._headline(score_totals(t, self.settings)) for doc, t in docs.items()},
             notes=notes)
+
+
+def spacy_needed_message(name: str, backend: str | None) -> str:
+    """Why BlonDe refuses to run without a spaCy pipeline, and how to get one (or the ``-lex`` name to ask for)."""
+    lex = f"{name}-lex"
+    given = f" (the language backend here is {backend})" if backend else " (no language backend was given)"
+    instead = (f"; without one, ask for {lex} by that name: BlonDe's approximation on the lexicon backend, "
+               f"without the entity category, signed {lex}" if lex in LEXICON_VARIANTS
+               else f"; {name} has no lexicon-backend variant")
+    return (f"{name} needs a spaCy pipeline{given}: BlonDe's tense tags and named entities come from spaCy's "
+            "tagger and NER. Install spaCy and an English pipeline (pip install spacy; python -m spacy download "
+            "en_core_web_sm) and give it as the language backend, --nlp spacy:en_core_web_sm (see "
+            "docs/evaluators.md, 'The BlonDe family', and evaluators/metrics/language/)" + instead)
 
 
 def _featurizer(backend: Backend, language: str, settings: BlondeSettings) -> Callable[[list[str]], list[Features]]:
@@ -644,19 +687,28 @@ def _with_plus(feats: Features, text: str, plus: Mapping[str, Sequence[str]] | N
     return {**feats, **plus_features(text.lower() if lowercase else text, plus)}
 
 
+_NEEDS_SPACY = "Needs a spaCy pipeline (--nlp spacy:NAME)."
 _SOURCE = "Jiang et al. 2022 (NAACL), BlonDe §4 and appendix; the authors' `blonde` 0.1.4 BLONDE() defaults"
 BLONDE = register(BlondeEvaluator(
     name="blonde", variant="blonde",
     description=("BlonDe F1, 0-100: geometric mean of per-category P and R over tense, pronoun, named entity, "
-                 f"discourse-marker and 1-4-gram categories, pooled over sentence pairs. {_SOURCE}")))
+                 f"discourse-marker and 1-4-gram categories, pooled over sentence pairs. {_NEEDS_SPACY} {_SOURCE}")))
 DBLONDE = register(BlondeEvaluator(
     name="dblonde", variant="dblonde",
-    description=f"dBlonDe F1, 0-100: BlonDe over the discourse categories only (no n-grams). {_SOURCE}"))
+    description=(f"dBlonDe F1, 0-100: BlonDe over the discourse categories only (no n-grams). {_NEEDS_SPACY} "
+                 f"{_SOURCE}")))
 BLONDE_PLUS = register(BlondeEvaluator(
     name="blonde-plus", variant="blonde-plus",
     description=("BlonDe+ F1, 0-100: BlonDe with human-annotated categories (reference phrases marked as "
-                 f"ambiguous or omitted) as more categories, §4.3. {_SOURCE}")))
+                 f"ambiguous or omitted) as more categories, §4.3. {_NEEDS_SPACY} Needs the human annotations "
+                 f"(score --annotations FILE). {_SOURCE}")))
 BLONDE_LEX = register(BlondeEvaluator(
     name="blonde-lex", variant="blonde", lexicon_only=True,
-    description=("BlonDe computed on the lexicon backend (no NER model, context-free tags): an approximation of "
-                 f"BlonDe, never to be reported as BlonDe. {_SOURCE}")))
+    description=("BlonDe computed on the lexicon backend (no NER model, context-free tags, no entity category): an "
+                 f"approximation of BlonDe, never to be reported as BlonDe. {_SOURCE}")))
+DBLONDE_LEX = register(BlondeEvaluator(
+    name="dblonde-lex", variant="dblonde", lexicon_only=True,
+    description=("dBlonDe computed on the lexicon backend (no NER model, context-free tags, no entity category): an "
+                 f"approximation of dBlonDe, never to be reported as dBlonDe. {_SOURCE}")))
+#: The lexicon-backend approximations, by name (asked for by these names only; BlonDe proper needs spaCy).
+LEXICON_VARIANTS = ("blonde-lex", "dblonde-lex")

@@ -9,7 +9,7 @@ from evaluators.metrics.corpus import CorpusEvaluator, registered
 
 # One import per evaluator module (each registers its evaluators on import).
 # (none yet: the issue-13 branches add theirs here)
-from evaluators.metrics import blonde  # noqa: F401,E402  (blonde, dblonde, blonde-plus, blonde-lex)
+from evaluators.metrics import blonde  # noqa: F401,E402  (blonde, dblonde, blonde-plus, blonde-lex, dblonde-lex)
 from evaluators.metrics import dcoem  # noqa: F401,E402  (dcoem)
 from evaluators.metrics import lexical_consistency  # noqa: F401,E402  (lexical-consistency)
 from evaluators.metrics import sacrebleu_metrics  # noqa: F401,E402  (bleu, chrf, ter: corpus level)

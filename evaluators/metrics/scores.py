@@ -303,9 +303,41 @@ def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] 
             "seed": tests[0]["seed"] if tests else DEFAULT_SEED, "tests": tests}, []
 
 
+@dataclass
+class PreparedRun:
+    """A registry evaluator's finished run on a study, not stored yet (:func:`evaluators_store` stores it)."""
+
+    study: Study
+    name: str
+    fields: dict[str, Any]  # the Evaluator's fields (orientation, description, signature, backend, ...)
+    rows: list[MetricScore]  # without their evaluator
+
+
 def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs",
                   built: StudyCorpus | None = None) -> Evaluator:
-    """Run a registry evaluator over the study and store (replace) its scores, system scores and signature.
+    """Run one registry evaluator over the study and store (replace) its results: :func:`evaluator_prepare`, stored."""
+    return evaluators_store([evaluator_prepare(study=study, name=name, nlp=nlp, paired=paired, built=built)])[0]
+
+
+def evaluators_store(runs: list[PreparedRun]) -> list[Evaluator]:
+    """Store (replace) every prepared run in one transaction: all of them or, on any error, none."""
+    out: list[Evaluator] = []
+    with transaction.atomic():
+        for run in runs:
+            evaluator, _ = Evaluator.objects.update_or_create(study=run.study, name=run.name, defaults=run.fields)
+            for row in run.rows:
+                row.evaluator = evaluator
+            _replace_scores(evaluator, run.rows)
+            out.append(evaluator)
+    return out
+
+
+def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs",
+                      built: StudyCorpus | None = None) -> PreparedRun:
+    """Run a registry evaluator over the study: its scores, system scores and signature, ready to store.
+
+    Nothing is written: several evaluators are run first and stored together
+    (:func:`evaluators_store`), so that a failing one leaves the study's scores as they were.
 
     The study becomes a :class:`~evaluators.metrics.corpus.Corpus`
     (:func:`evaluators.metrics.study_corpus.build_study_corpus`); the
@@ -321,7 +353,7 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
 
     Raises :class:`UnknownEvaluatorError` naming the available evaluators, or
     :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
-    study; nothing is stored then.
+    study.
     """
     from evaluators import progress
     from evaluators.metrics.registry import evaluators
@@ -386,13 +418,7 @@ def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, 
     system_scores = _json_safe({s.system: {"score": s.score, "signature": s.signature, "categories": s.categories,
                                            "counts": s.counts, "notes": s.notes} for s in result.systems})
     signature = "\n".join(dict.fromkeys(s.signature for s in result.systems if s.signature))
-    with transaction.atomic():
-        evaluator, _ = Evaluator.objects.update_or_create(
-            study=study, name=name,
-            defaults={"higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
-                      "description": spec.description, "signature": signature, "backend": backend.name if backend is not None else "",
-                      "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block)})
-        for row in rows:
-            row.evaluator = evaluator
-        _replace_scores(evaluator, rows)
-    return evaluator
+    return PreparedRun(study=study, name=name, rows=rows, fields={
+        "higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
+        "description": spec.description, "signature": signature, "backend": backend.name if backend is not None else "",
+        "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block)})

@@ -321,3 +321,102 @@ def test_real_process_exit_status_and_output(en_files: tuple[Path, list[Path]], 
     result = json.loads(proc.stdout)
     assert result["target_language"]["code"] == "en" and result["target_language"]["guessed"] is True
     assert result["systems"][0]["signature"] == "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+
+
+# --------------------------------------------------------------------------- the BlonDe family: names that say what ran
+@pytest.fixture
+def blonde_files(tmp_path: Path) -> dict[str, Path]:
+    refs = ["Qiao saw him.", "She looked at the photo.", "He was there."]
+    return {"ref": write(tmp_path / "ref.txt", refs),
+            "hyp": write(tmp_path / "mt.txt", ["Qiao saw her.", "She looked at the picture.", "He was here."]),
+            "docs": write(tmp_path / "docs.txt", ["d1", "d1", "d2"])}
+
+
+@pytest.fixture
+def rule_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--nlp spacy:NAME`` loads the tests' rule pipeline (no spaCy model is installed here)."""
+    from evaluators.metrics.language.spacy_backend import SpacyBackend
+    from tests.evaluators.metrics.spacy_pipelines import rule_pipeline
+
+    monkeypatch.setattr(language, "_LOADED", {})
+    monkeypatch.setitem(language.BACKEND_FACTORIES, "spacy", lambda arg: SpacyBackend(rule_pipeline()))
+
+
+def test_blonde_without_a_spacy_pipeline_refuses_and_says_how_to_get_one(blonde_files: dict[str, Path]) -> None:
+    f = blonde_files
+    for name in ("blonde", "dblonde"):
+        message = fails("--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--evaluator", name,
+                        "--target-language", "en")
+        assert message.startswith(f"--evaluator {name}: {name} needs a spaCy pipeline (the language backend here "
+                                  "is lexicon)")
+        assert "--nlp spacy:en_core_web_sm" in message and "docs/evaluators.md" in message
+        assert f"ask for {name}-lex by that name" in message
+
+
+def test_blonde_lex_is_named_blonde_lex_in_json_and_signature_and_notes_its_categories(
+        blonde_files: dict[str, Path]) -> None:
+    f = blonde_files
+    result = score_json("--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--evaluator", "blonde-lex",
+                        "--evaluator", "dblonde-lex", "--target-language", "en")
+    for name in ("blonde-lex", "dblonde-lex"):
+        row = rows(result, name)["mt"]
+        assert row["evaluator"] == name and row["signature"].startswith(f"{name}|")
+        assert "entity" not in row["categories"]
+        assert any(n.startswith(f"{name} is an approximation of BlonDe on the lexicon backend, not BlonDe: "
+                                "categories computed: tense, pronoun, dm")
+                   and n.endswith("not computed, left out of the means: entity (the backend recognises no PERSON "
+                                  "or other named entities)") for n in row["notes"])
+    text = score("--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--evaluator", "blonde-lex",
+                 "--target-language", "en")
+    assert "\nblonde-lex (higher is better)\n" in text and "  signature: blonde-lex|" in text
+    assert "  note: blonde-lex is an approximation of BlonDe" in text
+
+
+def test_blonde_with_a_spacy_pipeline_is_blonde(blonde_files: dict[str, Path], rule_spacy: None) -> None:
+    f = blonde_files
+    result = score_json("--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--evaluator", "blonde",
+                        "--target-language", "en", "--nlp", "spacy:en_rules_test")
+    row = rows(result, "blonde")["mt"]
+    assert row["signature"].startswith("blonde|") and "pipeline:en_rules_test@0.1.0" in row["signature"]
+    assert "entity" in row["categories"] and not any("approximation" in n for n in row.get("notes", []))
+    assert "blonde-lex is BlonDe on the lexicon backend" in fails(
+        "--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--evaluator", "blonde-lex",
+        "--target-language", "en", "--nlp", "spacy:en_rules_test")
+
+
+def test_blonde_plus_reads_the_authors_annotation_file(blonde_files: dict[str, Path], rule_spacy: None,
+                                                       tmp_path: Path) -> None:
+    f = blonde_files
+    common = ("--hyp", f["hyp"], "--ref", f["ref"], "--docs", f["docs"], "--target-language", "en",
+              "--nlp", "spacy:en_rules_test")
+    # The authors' an.txt lines: the MT sentence, then 1,<reference phrase>,<MT phrase> <pos/a,b> (ambiguity) and
+    # 3,<reference phrase>,… (ellipsis); other fields (2, 5, 6: error types without spans) are ignored.
+    annotations = write(tmp_path / "an.txt", ["Qiao saw her.\t3,him, her <pos/10,12>",
+                                              "She looked at the picture.\t1,photo, picture <pos/19,25>\t6",
+                                              "He was here.\t5"])
+    result = score_json(*common, "--evaluator", "blonde-plus", "--annotations", annotations)
+    row = rows(result, "blonde-plus")["mt"]
+    assert row["evaluator"] == "blonde-plus" and row["signature"].startswith("blonde-plus|")
+    cats = row["categories"]
+    assert cats["plus:ambiguity"]["recall"] == 0 and cats["plus:ellipsis"]["recall"] == 0  # both phrases missed
+    assert "sblonde" in cats and row["score"] < rows(score_json(*common, "--evaluator", "blonde"), "blonde")["mt"]["score"]
+    same = write(tmp_path / "same.txt", ["Qiao saw him.", "She looked at the photo.", "He was there."])
+    perfect = rows(score_json("--hyp", same, *common[2:], "--evaluator", "blonde-plus", "--annotations", annotations),
+                   "blonde-plus")["same"]
+    assert perfect["categories"]["plus:ambiguity"]["recall"] == pytest.approx(100) and perfect["score"] == pytest.approx(100)
+    # Bad or missing annotation files: exit 2, naming the file and line.
+    assert "blonde-plus needs the human annotations of the reference" in fails(*common, "--evaluator", "blonde-plus")
+    assert "--annotations: only blonde-plus uses human annotations" in fails(
+        *common, "--evaluator", "blonde", "--annotations", annotations)
+    short = write(tmp_path / "short.txt", ["x\t3,him, her"])
+    assert f"--annotations {short} has 1 lines but the reference" in fails(
+        *common, "--evaluator", "blonde-plus", "--annotations", short)
+    shifted = write(tmp_path / "shifted.txt", ["x\t5", "Qiao saw her.\t3,him, her", "x\t6"])
+    assert (f"--annotations {shifted}: line 2: ellipsis phrase 'him' is not in line 2 of the reference "
+            f"{f['ref']}; the file's lines must be aligned with --ref") in fails(
+        *common, "--evaluator", "blonde-plus", "--annotations", shifted)
+    none = write(tmp_path / "none.txt", ["x\t5", "x\t6", "x"])
+    assert "no line marks an ambiguous (1,…) or omitted (3,…) phrase" in fails(
+        *common, "--evaluator", "blonde-plus", "--annotations", none)
+    assert "blonde-plus needs a spaCy pipeline" in fails(
+        *common[:-2], "--evaluator", "blonde-plus", "--annotations", annotations)

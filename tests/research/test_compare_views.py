@@ -13,7 +13,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from evaluators.models import Evaluator, MetricScore
+from evaluators.models import EvaluationJob, Evaluator, MetricScore
 from evaluators.metrics.scores import scores_import
 from tests.compare_study import compare_study, score_csv
 
@@ -79,6 +79,15 @@ def test_run_builtin_from_the_page(staff, study, django_capture_on_commit_callba
     assert bad.status_code == 400 and "evaluators: Select a valid choice" in bad.content.decode()
     bad = staff.post(run, {"evaluators": ["blonde"], "nlp": "spacy:../x"})
     assert bad.status_code == 400 and "nlp: Give lexicon or spacy:PIPELINE" in bad.content.decode()
+    # BlonDe proper without a spaCy pipeline is refused on the page, with how to get one; nothing is queued.
+    jobs = EvaluationJob.objects.count()
+    bad = staff.post(run, {"evaluators": ["chrf", "blonde", "dblonde"], "nlp": "lexicon"})
+    html = bad.content.decode()
+    assert bad.status_code == 400 and EvaluationJob.objects.count() == jobs
+    assert ("nlp: blonde, dblonde need a spaCy pipeline: give spacy:PIPELINE here (an installed pipeline, e.g. "
+            "spacy:en_core_web_sm; see docs/evaluators.md, &#x27;The BlonDe family&#x27;), or pick blonde-lex, "
+            "dblonde-lex, the lexicon-backend approximation.") in html
+    assert "nlp: blonde-plus needs a spaCy pipeline" in staff.post(run, {"evaluators": ["blonde-plus"]}).content.decode()
     # The page shows the signature and the paired test the evaluator run stored (never computed by the page).
     page = staff.get(reverse("compare-report", args=[study.slug]) + "?bootstrap=50").content.decode()
     chrf = Evaluator.objects.get(study=study, name="chrf")

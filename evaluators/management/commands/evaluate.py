@@ -8,7 +8,8 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators import progress
-from evaluators.metrics.scores import EvaluationError, UnknownEvaluatorError, evaluator_names, evaluator_run
+from evaluators.metrics.scores import (EvaluationError, UnknownEvaluatorError, evaluator_names,
+                                       evaluator_prepare, evaluators_store)
 from evaluators.metrics.study_corpus import build_study_corpus
 from evaluators.models import Evaluator
 from studies import access
@@ -18,7 +19,7 @@ class Command(BaseCommand):
     help = ("Run registered automatic evaluators over a study's candidates (each non-reference candidate of each "
             "real item against the item's reference) and store their segment scores, corpus-level system scores, "
             "signature and, with --paired-bs/--paired-ar, sacrebleu's paired test of every system against the first; "
-            "replaces earlier runs. Evaluators: " + ", ".join(evaluator_names()) + ".")
+            "replaces earlier runs. All or nothing: when one evaluator fails, none is stored. Evaluators: " + ", ".join(evaluator_names()) + ".")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
@@ -27,7 +28,8 @@ class Command(BaseCommand):
                             help="Evaluator to run; repeat for several.")
         parser.add_argument("--nlp", metavar="BACKEND", default=None,
                             help="Language backend: lexicon (the default of the evaluators that need one) or "
-                                 "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm).")
+                                 "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm), which blonde, "
+                                 "dblonde and blonde-plus need.")
         paired = parser.add_mutually_exclusive_group()
         paired.add_argument("--paired-bs", action="store_const", dest="paired", const="bs",
                             help="sacrebleu's paired bootstrap (1,000 resamples, seed 12345) of every system against "
@@ -54,15 +56,19 @@ class Command(BaseCommand):
         # Synchronous here (the pages queue background jobs instead); a progress bar on a terminal.
         bar = sys.stderr if sys.stderr.isatty() else None
         built = build_study_corpus(study)  # once for all the evaluators
-        for name in dict.fromkeys(opts["evaluator"]):  # keep order, run each once
+        names = list(dict.fromkeys(opts["evaluator"]))  # keep order, run each once
+        runs = []
+        for name in names:  # all run first, then all stored: one failing stores none
             with progress.listening(_progress_bar(bar, name) if bar else lambda *_: None):
                 try:
-                    evaluator = evaluator_run(study=study, name=name, nlp=opts["nlp"], paired=paired, built=built)
+                    runs.append(evaluator_prepare(study=study, name=name, nlp=opts["nlp"], paired=paired, built=built))
                 except (UnknownEvaluatorError, EvaluationError) as exc:
-                    raise CommandError(f"{name}: {exc}") from None
+                    stored = "nothing was stored" if len(names) == 1 else f"none of {', '.join(names)} was stored"
+                    raise CommandError(f"{name}: {exc} ({stored})") from None
             if bar:
                 bar.write("\r\033[K")
-            self.stdout.write(f"{name}: {evaluator.scores.count()} scores stored")
+        for evaluator in evaluators_store(runs):
+            self.stdout.write(f"{evaluator.name}: {evaluator.scores.count()} scores stored")
             self.stdout.write(system_scores_text(evaluator))
 
 

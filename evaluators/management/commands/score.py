@@ -3,7 +3,8 @@
 One segment a line (UTF-8; a trailing newline ends the last line, trailing
 whitespace is removed from every line, as sacrebleu's command does);
 ``--docs`` gives one document id a line (the mt-metrics-eval convention);
-``--src`` the source segments.  A system is named after its file without the
+``--src`` the source segments; ``--annotations`` BlonDe+'s human annotations
+of the reference (for ``blonde-plus``).  A system is named after its file without the
 extension (``out/sys-a.txt`` -> ``sys-a``), or ``NAME=FILE``.  Every
 registered evaluator can run (``evaluators.metrics.registry``); ``bleu``,
 ``chrf`` and ``ter`` are sacrebleu's corpus statistics with its signatures,
@@ -23,6 +24,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,6 +121,36 @@ def read_documents(path: Path, n_ref: int, ref_path: Path) -> list[str]:
     return ids
 
 
+def read_annotations(path: Path, refs: list[str], ref_path: Path) -> dict[str, dict[str, list[str]]]:
+    """BlonDe+'s human annotations (``--annotations``), by segment key: one line per reference line.
+
+    Each line is in the BlonDe authors' annotation format (their BWB test set's ``an.txt``): tab-separated
+    fields, ``1,<reference phrase>,<correction> <pos/a,b>;…`` marks ambiguous phrases, ``3,…`` omitted
+    ones, other fields are ignored (:func:`evaluators.metrics.blonde.read_annotation_line`).  Every
+    phrase must occur in its reference line (whole words, any case), else the file is not aligned with
+    ``--ref``: an error naming the line.
+    """
+    from evaluators.metrics.blonde import read_annotation_line
+
+    lines = read_lines(path, "--annotations")
+    _check_length(path, "--annotations", len(lines), ref_path, len(refs))
+    out: dict[str, dict[str, list[str]]] = {}
+    for number, (line, ref) in enumerate(zip(lines, refs), start=1):
+        marked = {kind: phrases for kind, phrases in read_annotation_line(line).items() if phrases}
+        for kind, phrases in marked.items():
+            for phrase in phrases:
+                if not phrase:
+                    raise _fail(f"--annotations {path}: line {number}: an empty {kind} phrase")
+                if not re.search(r"\b" + re.escape(phrase) + r"\b", ref, re.IGNORECASE):
+                    raise _fail(f"--annotations {path}: line {number}: {kind} phrase {phrase!r} is not in line "
+                                f"{number} of the reference {ref_path}; the file's lines must be aligned with --ref")
+        if marked:
+            out[str(number)] = marked
+    if not out:
+        raise _fail(f"--annotations {path}: no line marks an ambiguous (1,…) or omitted (3,…) phrase")
+    return out
+
+
 def _finite(value: Any) -> Any:
     """JSON-safe copy: NaN and infinities become null."""
     if isinstance(value, float):
@@ -155,7 +187,11 @@ class Command(BaseCommand):
         parser.add_argument("--source-language", metavar="CODE", help="The source language, for evaluators that use it.")
         parser.add_argument("--nlp", metavar="BACKEND",
                             help="Language backend of the evaluators that need one: lexicon (default) or "
-                                 "spacy:PIPELINE (e.g. spacy:en_core_web_sm).")
+                                 "spacy:PIPELINE (e.g. spacy:en_core_web_sm), which blonde, dblonde and blonde-plus need.")
+        parser.add_argument("--annotations", metavar="FILE",
+                            help="BlonDe+'s human annotations (blonde-plus only): one line per reference line in the "
+                                 "BlonDe authors' format, tab-separated fields 1,<reference phrase>,<correction> "
+                                 "(ambiguous) and 3,<reference phrase>,… (omitted); see docs/evaluators.md.")
         paired = parser.add_mutually_exclusive_group()
         paired.add_argument("--paired-bs", action="store_true",
                             help="sacrebleu's paired bootstrap resampling test (1000 resamples, seed 12345).")
@@ -193,6 +229,12 @@ class Command(BaseCommand):
             sources = read_lines(src_path, "--src")
             _check_length(src_path, "--src", len(sources), ref_path, len(refs))
         docs = read_documents(Path(opts["docs"]), len(refs), ref_path) if opts["docs"] else None
+        if opts["annotations"] and "blonde-plus" not in names:
+            raise _fail("--annotations: only blonde-plus uses human annotations; add --evaluator blonde-plus")
+        if "blonde-plus" in names and not opts["annotations"]:
+            raise _fail("evaluator blonde-plus needs the human annotations of the reference (BlonDe §4.3): "
+                        "give --annotations FILE (one line per reference line; see docs/evaluators.md)")
+        annotations = read_annotations(Path(opts["annotations"]), refs, ref_path) if opts["annotations"] else {}
         for name in names:
             ev = registry[name]
             if getattr(ev, "needs_source", False) and sources is None:
@@ -217,8 +259,14 @@ class Command(BaseCommand):
                               hypotheses={s.name: s.lines[i] for s in systems},
                               source=sources[i] if sources else None)
                       for i, ref in enumerate(refs)],
-            target_language=target, source_language=source or "", target_language_guessed=bool(guess_evidence))
+            target_language=target, source_language=source or "", target_language_guessed=bool(guess_evidence),
+            annotations=annotations)
         nlp = self._backend(opts["nlp"], [n for n in names if n not in SACREBLEU_KINDS])
+        for name in names:  # refused before any evaluator runs (each would refuse too, after the others' work)
+            if getattr(registry[name], "needs_spacy", False) and not (nlp and nlp.name.startswith("spacy:")):
+                from evaluators.metrics.blonde import spacy_needed_message
+
+                raise _fail(f"--evaluator {name}: {spacy_needed_message(name, nlp.name if nlp else None)}")
         results = [self._run(registry[name], name, corpus, nlp) for name in names]
         tests: list[dict[str, Any]] = []
         skipped: list[str] = []

@@ -116,15 +116,17 @@ def test_a_large_score_file_is_imported_in_the_background(researcher, study, set
 
 
 def test_progress_reported_by_evaluator_code_reaches_the_job_row(study, monkeypatch):
+    from evaluators.metrics.scores import PreparedRun
+
     seen = []
 
     def fake_run(*, study, name, **options):
         for i in progress.steps(range(4), 4, "segments"):
             seen.append(EvaluationJob.objects.values_list("progress_done", "progress_total", "progress_label")
                         .get(pk=job.pk))
-        return Evaluator.objects.get(study=study, name="oracle")
+        return PreparedRun(study=study, name="oracle", fields={}, rows=[])
 
-    monkeypatch.setattr("evaluators.metrics.scores.evaluator_run", fake_run)
+    monkeypatch.setattr("evaluators.metrics.scores.evaluator_prepare", fake_run)
     monkeypatch.setattr("evaluators.jobs.PROGRESS_INTERVAL", 0.0)
     job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["oracle"]})
     assert job_execute(job.pk) == JobState.DONE
@@ -177,3 +179,18 @@ def test_a_job_request_with_missing_input_is_refused(study):
     with pytest.raises(JobError, match="kind: unknown job kind"):
         job_submit(study=study, kind="mine-bitcoin")
     assert not EvaluationJob.objects.exists()
+
+
+def test_a_job_running_several_evaluators_stores_none_when_one_fails(study):
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["chrf", "blonde"], "paired": "none"})
+    assert job_execute(job.pk) == JobState.FAILED
+    job.refresh_from_db()
+    assert job.errors[0].startswith("blonde: blonde needs a spaCy pipeline")
+    assert job.errors[0].endswith("(none of chrf, blonde was stored)")
+    assert not Evaluator.objects.filter(study=study, name__in=["chrf", "blonde"]).exists()
+    # Whatever the failure: chrf runs first, then an unknown name fails; chrf is not stored either.
+    job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["chrf", "no-such-metric"]})
+    assert job_execute(job.pk) == JobState.FAILED
+    job.refresh_from_db()
+    assert job.errors[0].startswith("no-such-metric: unknown evaluator 'no-such-metric'")
+    assert not Evaluator.objects.filter(study=study, name="chrf").exists()

@@ -12,6 +12,7 @@ from evaluators.metrics.blonde import (
     BLONDE_LEX,
     BLONDE_PLUS,
     DBLONDE,
+    DBLONDE_LEX,
     EPSILON,
     BlondeEvaluator,
     BlondeSettings,
@@ -250,31 +251,51 @@ def test_lowercase_is_a_setting_in_the_signature_and_lowercases_before_tagging()
     assert "entity" in mixed.categories and "entity" not in lower.categories  # "qiao" is no entity for the rules
 
 
-def test_signature_names_blonde_lex_off_spacy_and_blonde_lex_refuses_spacy() -> None:
-    class Lexicon:
-        name = "lexicon"
+class _FakeLexicon:
+    """A non-spaCy backend (named lexicon) that analyses with the tests' rule pipeline."""
 
-        def __init__(self) -> None:
-            self.inner = SpacyBackend(rule_pipeline())
+    name = "lexicon"
 
-        def signature(self) -> str:
-            return "nlp:lexicon|test:1"
+    def __init__(self) -> None:
+        self.inner = SpacyBackend(rule_pipeline())
 
-        def analyse(self, segments: Sequence[str], language: str) -> list[Sentence]:
-            return self.inner.analyse(segments, language)
+    def signature(self) -> str:
+        return "nlp:lexicon|test:1"
 
-        def split_sentences(self, text: str, language: str) -> list[str]:
-            return [text]
+    def analyse(self, segments: Sequence[str], language: str) -> list[Sentence]:
+        return self.inner.analyse(segments, language)
 
+    def split_sentences(self, text: str, language: str) -> list[str]:
+        return [text]
+
+
+def test_blonde_proper_refuses_any_backend_but_spacy_and_says_how_to_install_one() -> None:
     c = corpus(("d1", [("Qiao saw him.", {"A": "Qiao saw her."})]))
-    lex = BLONDE.evaluate(c, nlp=Lexicon()).systems[0]
-    assert lex.signature.startswith("blonde-lex|nrefs:1|case:mixed|") and "|nlp:lexicon|test:1|" in lex.signature
-    assert BLONDE_LEX.evaluate(c, nlp=Lexicon()).systems[0].signature == lex.signature
+    for evaluator, instead in ((BLONDE, "ask for blonde-lex by that name"), (DBLONDE, "ask for dblonde-lex"),
+                               (BLONDE_PLUS, "blonde-plus has no lexicon-backend variant")):
+        for nlp in (_FakeLexicon(), None):
+            with pytest.raises(ValueError) as exc:
+                evaluator.evaluate(c, nlp=nlp)
+            message = str(exc.value)
+            assert message.startswith(f"{evaluator.name} needs a spaCy pipeline")
+            for hint in ("pip install spacy", "--nlp spacy:en_core_web_sm", "docs/evaluators.md",
+                         "evaluators/metrics/language/", instead):
+                assert hint in message, (evaluator.name, hint)
+    assert "the language backend here is lexicon" in str(pytest.raises(ValueError, BLONDE.evaluate, c,
+                                                                          nlp=_FakeLexicon()).value)
     spacy_sig = BLONDE.evaluate(c, nlp=SpacyBackend(rule_pipeline())).systems[0].signature
     assert spacy_sig.startswith("blonde|") and "pipeline:en_rules_test@0.1.0" in spacy_sig
-    assert DBLONDE.evaluate(c, nlp=Lexicon()).systems[0].signature.startswith("dblonde-lex|")
-    with pytest.raises(ValueError, match="blonde-lex is BlonDe on the lexicon backend"):
-        BLONDE_LEX.evaluate(c, nlp=SpacyBackend(rule_pipeline()))
+
+
+def test_lex_variants_carry_their_own_name_everywhere_and_refuse_spacy() -> None:
+    c = corpus(("d1", [("Qiao saw him.", {"A": "Qiao saw her."})]))
+    for evaluator, name in ((BLONDE_LEX, "blonde-lex"), (DBLONDE_LEX, "dblonde-lex")):
+        result = evaluator.evaluate(c, nlp=_FakeLexicon())
+        assert result.evaluator == name
+        assert result.systems[0].signature.startswith(f"{name}|nrefs:1|case:mixed|")
+        assert "|nlp:lexicon|test:1|" in result.systems[0].signature
+        with pytest.raises(ValueError, match=f"{name} is BlonDe on the lexicon backend"):
+            evaluator.evaluate(c, nlp=SpacyBackend(rule_pipeline()))
 
 
 def test_blonde_plus_adds_annotated_categories_and_sblonde_averages_over_dblonde() -> None:
@@ -325,7 +346,7 @@ def test_registered_with_orientation_and_level() -> None:
     from evaluators.metrics.registry import evaluators
 
     reg = evaluators()
-    for name in ("blonde", "dblonde", "blonde-plus", "blonde-lex"):
+    for name in ("blonde", "dblonde", "blonde-plus", "blonde-lex", "dblonde-lex"):
         ev = reg[name]
         assert ev.higher_is_better and ev.level == "document" and ev.needs_documents
         assert "Jiang et al. 2022" in ev.description

@@ -129,3 +129,38 @@ def test_evaluate_command(capsys):
         evaluator_run(study=study, name="comet")
     assert set(Evaluator.objects.values_list("name", flat=True)) == {"chrf", "pronoun-f"}
     assert set(evaluator_names()) >= {"bleu", "chrf", "ter", "doc-bleu", "pronoun-f", "connective-acc", "blonde"}
+
+
+@pytest.mark.django_db
+def test_evaluate_with_several_evaluators_is_all_or_nothing():
+    study = _study()
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--paired-bs", stdout=StringIO())
+    before = Evaluator.objects.get(study=study, name="chrf")
+    n_before = before.scores.count()
+    assert before.paired is not None
+    # chrf runs first and would replace the stored run (without a paired test); blonde then refuses (no spaCy).
+    with pytest.raises(CommandError) as exc:
+        call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f",
+                     "--evaluator", "blonde", stdout=StringIO())
+    message = str(exc.value)
+    assert message.startswith("blonde: blonde needs a spaCy pipeline") and "--nlp spacy:" in message
+    assert message.endswith("(none of chrf, pronoun-f, blonde was stored)")
+    after = Evaluator.objects.get(study=study, name="chrf")
+    assert after.paired == before.paired and after.scores.count() == n_before  # the earlier run is kept
+    assert set(Evaluator.objects.filter(study=study).values_list("name", flat=True)) == {"chrf"}
+
+
+@pytest.mark.django_db
+def test_evaluate_stores_blonde_lex_under_its_own_name_with_the_categories_it_computed():
+    study = _study()
+    with pytest.raises(CommandError, match="blonde needs a spaCy pipeline .* ask for blonde-lex by that name"):
+        call_command("evaluate", study.slug, "--evaluator", "blonde", stdout=StringIO())
+    out = StringIO()
+    call_command("evaluate", study.slug, "--evaluator", "dblonde-lex", stdout=out)
+    stored = Evaluator.objects.get(study=study)
+    assert stored.name == "dblonde-lex" and stored.signature.startswith("dblonde-lex|")
+    assert stored.backend == "" and "nlp:lexicon" in stored.signature
+    assert any(n.startswith("dblonde-lex is an approximation of BlonDe on the lexicon backend, not BlonDe: "
+                            "categories computed: tense, pronoun, dm; not computed") and "entity" in n
+               for n in stored.notes)
+    assert out.getvalue().startswith("dblonde-lex: ")

@@ -6,7 +6,7 @@ from importlib.metadata import version
 
 import pytest
 
-from evaluators.metrics.blonde import BLONDE_LEX, sentence_features, BlondeSettings
+from evaluators.metrics.blonde import BLONDE_LEX, DBLONDE_LEX, sentence_features, BlondeSettings
 from evaluators.metrics.corpus import Corpus, Segment
 from evaluators.metrics.language import get_backend
 from evaluators.metrics.language.base import Backend, Sentence
@@ -183,3 +183,11 @@ def test_blonde_lex_runs_on_the_lexicon_backend() -> None:
     assert b.score is not None and b.score < 50.0
     assert b.categories is not None and b.categories["tense"]["recall"] == pytest.approx(0.0)  # VBZ vs VBD
     assert a.categories is not None and "entity" not in a.categories  # no PERSON/GPE/...: the category is absent
+    assert result.evaluator == "blonde-lex"
+    note = ("blonde-lex is an approximation of BlonDe on the lexicon backend, not BlonDe: categories computed: "
+            "tense, pronoun, dm, 1-gram, 2-gram, 3-gram, 4-gram; not computed, left out of the means: entity (the "
+            "backend recognises no PERSON or other named entities)")
+    assert note in a.notes and note in b.notes
+    d = DBLONDE_LEX.evaluate(Corpus(segs[:1], target_language="en")).systems[0]
+    assert d.signature.startswith("dblonde-lex|") and any(
+        "categories computed: tense, pronoun, dm; not computed, left out of the means: entity" in n for n in d.notes)
