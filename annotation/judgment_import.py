@@ -43,6 +43,7 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
                                              JudgmentImportError, number, record_provenance, study_create)
 from studies import taxonomy as tx
+from studies.csvcells import unescape_cell
 from studies.span_checks import STORED_SPAN_FIELDS, sorted_spans
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 from studies.spam import CONTROL_ERROR_KEY
@@ -110,8 +111,9 @@ def _records(name: str, content: str) -> list[tuple[int, dict[str, Any]]]:
                 raise JudgmentImportError([f"{name}: line {line_no}: not a JSON object"])
             records.append((line_no, value))
         return records
-    reader = csv.DictReader(io.StringIO(text))
-    return [(reader.line_num, row) for row in reader]
+    reader = csv.DictReader(io.StringIO(text))  # cells escaped by the export (studies/csvcells.py) read back as written
+    return [(reader.line_num, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()})
+            for row in reader]
 
 
 def _bool(value: Any) -> bool | None:
