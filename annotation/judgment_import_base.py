@@ -34,9 +34,11 @@ def unsafe_input(name: str, content: str, *, slug: str = "", reference_systems: 
     Every import format stores the file's cells as text; PostgreSQL refuses both with a traceback
     and SQLite stores them (config/safetext.py). Checked before anything is read from the database.
     """
-    errors = [f"--slug: {problem}" for problem in [text_problem(slug)] if problem]
-    errors += [f"--reference-system: {printable(system)!r} {problem}"
-               for system in reference_systems for problem in [text_problem(system)] if problem]
+    errors = []
+    for option, value in [("--slug", slug), *(("--reference-system", system) for system in reference_systems)]:
+        problem = text_problem(value)
+        if problem:
+            errors.append(f"{option}: “{printable(value)}” {problem}")
     if text_problem(content):
         for line_no, line in enumerate(content.splitlines(), start=1):
             problem = text_problem(line)

@@ -169,7 +169,7 @@ def test_import_judgments_refuses_nul_surrogates_and_nan_by_line(tmp_path):
                    "A\td\t1\t1\tr1\tSrc\tTgt\x00\tNo-error\tNo-error\n")
     assert "mqm.tsv: line 2: contains a NUL" in _import_fails(tsv, "--format", "mqm-tsv", "--slug", "mqm")
     assert "is a directory; give one file" in _import_fails(tmp_path, "--format", "export")
-    assert "--slug: contains a NUL" in _import_fails(csv_path.with_name("nul.csv"), "--format", "scores",
+    assert "--slug: “x\\u0000” contains a NUL" in _import_fails(csv_path.with_name("nul.csv"), "--format", "scores",
                                                      "--slug", "x\x00")
 
 
