@@ -160,3 +160,18 @@ def test_api_csv_links_csv_and_ratings_csv_are_escaped(client, admin_user):
     page = client.get(reverse("studies:export", args=["inj", "csv"]))
     assert page.status_code == 200
     _assert_safe(_body(page))
+
+
+def test_mqm_tsv_is_written_as_stored_for_byte_compatibility(tmp_path):
+    """Google's TSV is not escaped: a formula-like system, rater or text comes back byte for byte."""
+    header = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
+    rows = ["=sys\td1\t1\t1\t@rater\t-Quelle.\t=A <v>bad</v> text.\tAccuracy/Mistranslation\tMajor",
+            "=sys\td1\t1\t2\t@rater\t+Zwei.\tTwo.\tNo-error\tNo-error"]
+    source = tmp_path / "in.tsv"
+    source.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    call_command("import_judgments", str(source), "--format", "mqm-tsv", "--slug", "tsv", stdout=io.StringIO(),
+                 stderr=io.StringIO())
+    out = tmp_path / "out.tsv"
+    call_command("export_judgments", "tsv", "--format", "mqm-tsv", "--output", str(out), stderr=io.StringIO())
+    written = out.read_text(encoding="utf-8").splitlines()
+    assert written[1:] == rows
