@@ -9,7 +9,6 @@ instances.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from annotation.models import Judgment
+from studies.csvcells import csv_writer
 from studies.models import Candidate, Item, Study
 
 if TYPE_CHECKING:  # pandas is imported lazily: the CSV export does not need it
@@ -173,10 +173,14 @@ def _cells(row: dict[str, Any], times: dict[datetime, str]) -> list[Any]:
     return cells
 
 
-def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000) -> Iterator[str]:
-    """CSV text, header first, in chunks of ``batch`` rows (for streaming responses and files)."""
+def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000, *, raw: bool = False) -> Iterator[str]:
+    """CSV text, header first, in chunks of ``batch`` rows (for streaming responses and files).
+
+    Text cells that a spreadsheet would run as a formula get a leading ``'`` (studies/csvcells.py)
+    unless ``raw``; numbers stay numbers.
+    """
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv_writer(buffer, raw=raw)
     writer.writerow(COLUMNS)
     times: dict[datetime, str] = {}
     chunk = []
@@ -200,12 +204,12 @@ def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
                          ensure_ascii=False) + "\n"
 
 
-def export_lines(study: Study, *, fmt: str = "csv", history: bool = False) -> Iterator[str]:
-    """The study's export as text chunks in ``fmt`` (csv or jsonl)."""
+def export_lines(study: Study, *, fmt: str = "csv", history: bool = False, raw: bool = False) -> Iterator[str]:
+    """The study's export as text chunks in ``fmt`` (csv or jsonl; ``raw``: CSV cells unescaped)."""
     if fmt not in FORMATS:
         raise ValueError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
     rows = judgment_rows(study, history=history)
-    return csv_lines(rows) if fmt == "csv" else jsonl_lines(rows)
+    return csv_lines(rows, raw=raw) if fmt == "csv" else jsonl_lines(rows)
 
 
 def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:

@@ -41,8 +41,10 @@ from django.utils.dateparse import parse_datetime
 from annotation.judgment_import_scores import scores_import
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERRORS, PLACEHOLDER, SPAM_SUFFIX,
-                                             JudgmentImportError, number, record_provenance, study_create)
+                                             JudgmentImportError, number, record_provenance, study_create,
+                                             unsafe_input, unsafe_json)
 from studies import taxonomy as tx
+from studies.csvcells import unescape_cell
 from studies.span_checks import STORED_SPAN_FIELDS, sorted_spans
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 from studies.spam import CONTROL_ERROR_KEY
@@ -108,10 +110,14 @@ def _records(name: str, content: str) -> list[tuple[int, dict[str, Any]]]:
                 raise JudgmentImportError([f"{name}: line {line_no}: not valid JSON ({exc.msg})"])
             if not isinstance(value, dict):
                 raise JudgmentImportError([f"{name}: line {line_no}: not a JSON object"])
+            unsafe = unsafe_json(value, f"{name}: line {line_no}")
+            if unsafe:
+                raise JudgmentImportError(unsafe[:MAX_ERRORS])
             records.append((line_no, value))
         return records
-    reader = csv.DictReader(io.StringIO(text))
-    return [(reader.line_num, row) for row in reader]
+    reader = csv.DictReader(io.StringIO(text))  # cells escaped by the export (studies/csvcells.py) read back as written
+    return [(reader.line_num, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()})
+            for row in reader]
 
 
 def _bool(value: Any) -> bool | None:
@@ -166,10 +172,15 @@ def _json_cell(value: Any, column: str, problems: list[str]) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        decoded = json.loads(value)
     except json.JSONDecodeError as exc:
         problems.append(f"{column}: not valid JSON ({exc.msg})")
         return None
+    unsafe = unsafe_json(decoded, column)
+    if unsafe:
+        problems.extend(unsafe)
+        return None
+    return decoded
 
 
 def _spans_cell(value: Any, problems: list[str]) -> list[dict[str, Any]] | None:
@@ -489,6 +500,7 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
                               source=source)
     if fmt not in SUPPORTED:
         raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
+    unsafe_input(name, content, slug=slug, reference_systems=reference_systems or ())
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
     if fmt in SCORE_FORMATS:

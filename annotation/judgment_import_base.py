@@ -4,10 +4,11 @@ creating the closed study, and recording its provenance (``judgment_import`` and
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Sequence
 
 from django.utils import timezone
 
+from config.safetext import json_problems, printable, text_problem
 from studies.importing import ParsedStudy, StudyFileError, items_create, parse_study, unsaved_study
 from studies.models import Item, Status, Study
 
@@ -25,6 +26,33 @@ class JudgmentImportError(ValueError):
     def __init__(self, errors: list[str]):
         super().__init__("\n".join(errors))
         self.errors = errors
+
+
+def unsafe_input(name: str, content: str, *, slug: str = "", reference_systems: Sequence[str] = ()) -> None:
+    """Refuse a NUL character or lone surrogate anywhere in the file (named by line) or in the slug and system names.
+
+    Every import format stores the file's cells as text; PostgreSQL refuses both with a traceback
+    and SQLite stores them (config/safetext.py). Checked before anything is read from the database.
+    """
+    errors = []
+    for option, value in [("--slug", slug), *(("--reference-system", system) for system in reference_systems)]:
+        problem = text_problem(value)
+        if problem:
+            errors.append(f"{option}: “{printable(value)}” {problem}")
+    if text_problem(content):
+        for line_no, line in enumerate(content.splitlines(), start=1):
+            problem = text_problem(line)
+            if problem:
+                errors.append(f"{name}: line {line_no}: {problem}")
+                if len(errors) >= MAX_ERRORS:
+                    break
+    if errors:
+        raise JudgmentImportError(errors)
+
+
+def unsafe_json(value: Any, where: str) -> list[str]:
+    """The NUL characters, lone surrogates, NaN and Infinity of a decoded JSON value, each named by ``where`` and field."""
+    return [f"{where}: {field}: {problem}" for field, problem, _ in json_problems(value)]
 
 
 def number(value: Any) -> int | float | str:

@@ -51,7 +51,8 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from annotation.judgment_import_base import MAX_ERRORS, JudgmentImportError, closed_study, record_provenance
+from annotation.judgment_import_base import (MAX_ERRORS, JudgmentImportError, closed_study, record_provenance,
+                                             unsafe_input)
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from studies.importing import EXTERNAL_ID_MAX_LENGTH, items_create
 from studies.models import Candidate, Item, Protocol, Status, Study, Unit
@@ -389,6 +390,7 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     """Create a closed ``mqm`` study from an MQM TSV file; JudgmentImportError (nothing stored) otherwise."""
     if unclosed not in UNCLOSED_CHOICES:
         raise JudgmentImportError([f"--unclosed-spans: {unclosed!r} is not one of {', '.join(UNCLOSED_CHOICES)}"])
+    unsafe_input(name, content, slug=slug, reference_systems=reference_systems)
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
     mode: Unclosed = "close_at_end" if unclosed == "close-at-end" else "error"

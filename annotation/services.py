@@ -26,6 +26,11 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 # --- annotators -------------------------------------------------------------
 
+#: The most invitations one call creates (``invite --count`` / ``--ids``; the study page's form allows 200).
+#: Each is a row and a link printed; a bigger panel is invited in several calls.
+MAX_INVITATIONS = 10_000
+
+
 @transaction.atomic
 def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] | None = None,
                       is_pilot: bool = False) -> list[Annotator]:
@@ -36,6 +41,9 @@ def annotators_create(*, study: Study, count: int = 1, external_ids: list[str] |
     highest number one after the other, never both the same one. The (study, sequence) unique constraint
     backs this up: a collision would be an error, never two annotators sharing their item and screen orders.
     """
+    n = len(external_ids) if external_ids is not None else count
+    if not 0 <= n <= MAX_INVITATIONS:
+        raise ValueError(f"count: {n} invitations asked for; one call creates 0 to {MAX_INVITATIONS}")
     ids = external_ids if external_ids is not None else [""] * count
     Study.objects.select_for_update().filter(pk=study.pk).values_list("pk", flat=True).get()
     last = study.annotators.order_by("-sequence").values_list("sequence", flat=True).first() or 0

@@ -46,6 +46,16 @@ if not SECRET_KEY or (SECRET_KEY == DEVELOPMENT_SECRET_KEY and (HTTPS or not DEB
         "SECRET_KEY must be set: export SECRET_KEY=<50 random characters> (docs/deploy.md), or put one in "
         f"{SECRET_KEY_FILE} (`make demo` writes a random one). The published development key is only "
         "used with DEBUG=1.")
+#: Django's own bar for a strong key (its check security.W009, which only warns): behind HTTPS, i.e. in
+#: production, a weaker key refuses to start, since it signs sessions, CSRF tokens and password resets.
+SECRET_KEY_MIN_LENGTH, SECRET_KEY_MIN_DISTINCT = 50, 5
+if HTTPS and (len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH or len(set(SECRET_KEY)) < SECRET_KEY_MIN_DISTINCT
+              or SECRET_KEY.startswith("django-insecure-")):
+    raise ImproperlyConfigured(
+        f"SECRET_KEY is too weak for HTTPS=true: it has {len(SECRET_KEY)} characters, {len(set(SECRET_KEY))} of "
+        f"them distinct; it needs at least {SECRET_KEY_MIN_LENGTH} characters and {SECRET_KEY_MIN_DISTINCT} "
+        "distinct ones, and no 'django-insecure-' prefix. Make one with: python -c \"import secrets; "
+        "print(secrets.token_urlsafe(50))\" (docs/deploy.md).")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000").rstrip("/")

@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
+from studies.cli import text_argument
 from studies.models import Role, Study, StudyMembership
 
 #: Roles, lowest first; a higher role may do everything a lower one may.
@@ -207,6 +208,7 @@ def command_user(username: str | None) -> Any:
 
     if username is None:
         return None
+    text_argument(username, "--user")
     user = get_user_model().objects.filter(username=username, is_active=True).first()
     if user is None:
         raise CommandError(f"--user: no active user {username!r}")
@@ -220,6 +222,7 @@ def command_study(slug: str, user: Any, action: str, *, not_found: str | None = 
     """
     from django.core.management.base import CommandError
 
+    text_argument(slug, "slug")
     study = Study.objects.filter(slug=slug).first()
     message = not_found or f"slug: no study {slug!r}"
     if study is None:

@@ -6,7 +6,6 @@ admin shows them read-only and ``export_judgments SLUG --audit`` exports a study
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from datetime import datetime
@@ -15,6 +14,7 @@ from typing import Any, Iterator
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from studies.csvcells import csv_writer
 from studies.models import AuditEvent, Study
 
 #: The actions recorded (docs/access.md, "Audit log").
@@ -51,11 +51,11 @@ def _row(event: AuditEvent) -> dict[str, Any]:
             "details": event.details}
 
 
-def audit_lines(study: Study, *, fmt: str) -> Iterator[str]:
-    """The study's events as CSV (details as a JSON string) or JSON Lines."""
+def audit_lines(study: Study, *, fmt: str, raw: bool = False) -> Iterator[str]:
+    """The study's events as CSV (details as a JSON string; formula-like text escaped unless ``raw``) or JSON Lines."""
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out, raw=raw, lineterminator="\n")
         writer.writerow(COLUMNS)
         yield out.getvalue()
         for event in study_events(study).iterator():

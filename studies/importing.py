@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from config.safetext import json_problems
 from studies.jsonlimits import JSONTooDeep, json_loads_limited
 from studies.languages import interface_language_error, language_tag_error
 from studies.ordering import ORDER_KEY_MODULUS, document_indexes, document_order_key  # noqa: F401 (re-exported)
@@ -48,6 +49,8 @@ _ext_length = Item._meta.get_field("external_id").max_length
 assert _ext_length is not None
 #: Room is left for the spam suffix (and the "spam:" document id of a spam copy).
 EXTERNAL_ID_MAX_LENGTH: int = _ext_length - len(SPAM_SUFFIX)
+#: At most this many NUL / surrogate / NaN problems are listed (a file full of them says so in 50 lines).
+MAX_LISTED_ERRORS = 50
 
 
 class StudyFileError(Exception):
@@ -110,6 +113,10 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     errors: list[str] = []
     if not isinstance(data, dict):
         raise StudyFileError(["study file: must be a JSON object"])
+    items = list(items) if items is not None else None
+    unsafe = unsafe_values(data, items)
+    if unsafe:  # before any check reads the values, or a query carries them to the database
+        raise StudyFileError(unsafe)
     for key in ("slug", "title", "protocol"):
         if not isinstance(data.get(key), str) or not data.get(key, "").strip():
             errors.append(f"{key}: required, a non-empty string")
@@ -210,6 +217,18 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if errors:
         raise StudyFileError(errors)
     return ParsedStudy(fields=fields, items=parsed_items)
+
+
+def unsafe_values(data: Any, items: list[Any] | None = None) -> list[str]:
+    """Each NUL character, lone surrogate, NaN or Infinity in a decoded study file (and items), named by field.
+
+    None is ever part of a real study: PostgreSQL refuses NUL and lone surrogates with a traceback and
+    stores NaN in a float column, SQLite stores them all, and a page showing them fails (config/safetext.py).
+    """
+    found = [f"{field}: {problem}" for field, problem, _ in json_problems(data)]
+    if items is not None:
+        found += [f"{field}: {problem}" for field, problem, _ in json_problems(items, "items")]
+    return found[:MAX_LISTED_ERRORS]
 
 
 def _existing_slug_error(slug: str) -> str:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
+from config.safetext import json_problems, text_problem
+
 from studies.models import Candidate, Item, Study
 
 from evaluators.models import Evaluator, EvaluatorKind, MetricScore
@@ -97,6 +99,11 @@ def _records(file_name: str, content: str) -> tuple[list[tuple[int, dict[str, An
         if not isinstance(value, dict):
             errors.append(f"line {lineno}: expected a JSON object with item, system, score")
             continue
+        unsafe = [f"line {lineno}: {field}: {problem}" for field, problem, _ in json_problems(value)
+                  if not (field == "score" and isinstance(value.get("score"), float))]  # a NaN score: named below
+        if unsafe:
+            errors.extend(unsafe)
+            continue
         records.append((lineno, value))
     return records, errors
 
@@ -134,6 +141,15 @@ def _score(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _unsafe_text(content: str, name: str | None) -> list[str]:
+    """A NUL character or lone surrogate in the file (by line) or the name: never stored (config/safetext.py)."""
+    errors = [f"name: {problem}" for problem in [text_problem(name or "")] if problem]
+    if text_problem(content):
+        errors += [f"line {n}: {problem}" for n, line in enumerate(content.splitlines(), start=1)
+                   for problem in [text_problem(line)] if problem]
+    return errors[:MAX_ERRORS]
+
+
 def parse_scores(*, study: Study, file_name: str, content: str, name: str | None = None,
                  higher_is_better: bool | None = None) -> dict[str, tuple[bool, list[_Row]]]:
     """Validate a score file; return {metric name: (higher_is_better, rows)} or raise ScoreFileError.
@@ -146,6 +162,9 @@ def parse_scores(*, study: Study, file_name: str, content: str, name: str | None
     an unreadable or inconsistent ``higher_is_better``, and a metric whose
     orientation is given nowhere (neither option, column, nor an earlier import).
     """
+    unsafe = _unsafe_text(content, name)
+    if unsafe:
+        raise ScoreFileError(unsafe)
     records, errors = _records(file_name, content)
     items = {ext: item for ext, item in ((i.external_id, i) for i in Item.objects.filter(study=study))}
     systems: dict[int, set[str]] = {}

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from studies.csvcells import unescape_cell
+
 
 class TableFileError(ValueError):
     """A table file that cannot be used; the message names the file and line/column."""
@@ -77,10 +79,12 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
     if dupes:
         raise TableFileError(f"{path}: duplicate column name(s) in the header: {', '.join(dupes)}")
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig",
-                           skip_blank_lines=True)
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig",
+                            skip_blank_lines=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise TableFileError(f"{path}: cannot parse: {exc}") from None
+    # The product's own CSVs escape formula-like text (studies/csvcells.py): read them back as they were.
+    return frame.map(unescape_cell) if not frame.empty else frame
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -1,7 +1,6 @@
 """Invitation links of a study as a download (staff only): one row per annotator."""
 from __future__ import annotations
 
-import csv
 import io
 
 from django.contrib.admin.views.decorators import staff_member_required
@@ -11,6 +10,7 @@ from django.views.decorators.http import require_GET
 from annotation import progress
 from annotation.links import invitation_url
 from studies import access
+from studies.csvcells import csv_writer
 from studies.models import Study
 
 LINK_COLUMNS = ("annotator", "external_id", "link", "created", "done")
@@ -23,7 +23,7 @@ def study_links_csv(request: HttpRequest, slug: str) -> HttpResponse:
     study = access.study_for(request.user, slug, "invite")
     base = request.build_absolute_uri("/")
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out, lineterminator="\n")
     writer.writerow(LINK_COLUMNS)
     for a in progress.annotator_list(study=study):
         writer.writerow([a.code, a.external_id, invitation_url(a, base), a.created_at.isoformat(), a.n_done])

@@ -8,7 +8,6 @@ bookmarkable URL.
 """
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import quote
@@ -20,6 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from studies import access
+from studies.csvcells import csv_writer
 from studies.models import Study
 
 from evaluators.reports import selectors, study_stats
@@ -206,7 +206,7 @@ def report_paper_table(request: HttpRequest, slug: str, table: str, ext: str) ->
 
 def _csv_stream(columns: list[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv_writer(buffer)
     writer.writerow(columns)
     for row in rows:
         writer.writerow(["" if v is None else v for v in row])

@@ -108,3 +108,16 @@ def test_https_settings_and_redis_cache_from_the_environment():
                     DATABASE_URL="postgres://postgres@127.0.0.1:5432/x")
     assert result.stdout.split() == ["True", "('HTTP_X_FORWARDED_PROTO',", "'https')", "True", "True", "31536000",
                                      "django.core.cache.backends.redis.RedisCache", "True"], result.stderr
+
+
+def test_https_refuses_a_short_or_repetitive_secret_key():
+    """Django's W009 only warns; behind HTTPS a weak key stops start-up (docs/deploy.md)."""
+    for key, why in (("k" * 20 + "abcde", "25 characters"), ("abab" * 20, "2 of them distinct"),
+                     ("django-insecure-" + secrets.token_urlsafe(50), "django-insecure-")):
+        result = manage("check", **{**PRODUCTION, "SECRET_KEY": key})
+        assert result.returncode != 0, key
+        assert "SECRET_KEY is too weak for HTTPS=true" in result.stderr and why in result.stderr, result.stderr[-800:]
+    strong = manage("check", **{**PRODUCTION, "SECRET_KEY": "abcde" * 10})  # 50 characters, 5 distinct: enough
+    assert strong.returncode == 0, strong.stderr[-800:]
+    # Without HTTPS (a development checkout) a short key still starts, as before.
+    assert manage("check", DEBUG="1", SECRET_KEY="short-dev-key").returncode == 0

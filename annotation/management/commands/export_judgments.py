@@ -25,6 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--audit", action="store_true",
                             help="Export the study's audit log (who did what, when) instead of its judgments; "
                                  "--format csv (details as JSON text) or jsonl.")
+        parser.add_argument("--raw", action="store_true",
+                            help="CSV: write every cell as stored, byte for byte. Without it a text cell starting "
+                                 "with = + - @, a tab or a carriage return gets a leading ' so that a spreadsheet "
+                                 "shows it instead of running it (docs/export.md); numbers are never changed.")
         parser.add_argument("--user", metavar="USERNAME", help=access.USER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
@@ -33,7 +37,7 @@ class Command(BaseCommand):
         user = access.command_user(options["user"])
         study = access.command_study(options["slug"], user, "audit" if options["audit"] else "export")
         if options["audit"]:
-            self._write(audit_lines(study, fmt=options["format"]), options["output"],
+            self._write(audit_lines(study, fmt=options["format"], raw=options["raw"]), options["output"],
                         lambda: f"audit log written to {options['output']}")
             return
         if options["format"] == MQM_TSV:
@@ -49,7 +53,7 @@ class Command(BaseCommand):
                 yield row
 
         rows = counting(iter(judgment_rows(study, history=options["history"])))
-        lines = csv_lines(rows) if options["format"] == "csv" else jsonl_lines(rows)
+        lines = csv_lines(rows, raw=options["raw"]) if options["format"] == "csv" else jsonl_lines(rows)
         self._write(lines, options["output"], lambda: f"{counted[0]} row(s) written to {options['output']}")
 
     def _mqm_tsv(self, user: Any, study: Any, options: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from django.utils.text import slugify
 
 from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
 from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
+from studies.cli import read_text_file
 
 
 class Command(BaseCommand):
@@ -41,22 +42,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
-        try:
-            content = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file", returncode=2)
-        except IsADirectoryError:
-            raise CommandError(f"{path}: is a directory; give one file (--format mtme: one LP.SCORER.seg.score "
-                               "file of the directory's human-scores)", returncode=2)
-        except UnicodeDecodeError as exc:
-            line = path.read_bytes()[:exc.start].count(b"\n") + 1
-            raise CommandError(f"{path}: line {line}: not UTF-8", returncode=2)
+        content = read_text_file(opts["file"], returncode=2, directory_hint=" (--format mtme: one "
+                                 "LP.SCORER.seg.score file of the directory's human-scores)")
         study_file = None
         if opts["study_file"]:
             try:
-                study_file = read_study_file(Path(opts["study_file"]).read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise CommandError(f"--study-file: {opts['study_file']}: no such file", returncode=2)
+                study_file = read_study_file(read_text_file(opts["study_file"], "--study-file", returncode=2))
             except json.JSONDecodeError as exc:
                 raise CommandError(f"--study-file: line {exc.lineno}: not valid JSON ({exc.msg})", returncode=2)
             except JudgmentImportError as exc:

@@ -3,9 +3,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.links import invitation_url
-from annotation.services import annotators_create
+from annotation.services import MAX_INVITATIONS, annotators_create
 from studies import access
 from studies.audit import audit
+from studies.cli import read_text_file
 from studies.models import Study
 
 
@@ -18,7 +19,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
-        parser.add_argument("--count", type=int, default=1, help="How many annotators to invite.")
+        parser.add_argument("--count", type=int, default=1,
+                            help=f"How many annotators to invite (1 to {MAX_INVITATIONS} a call).")
         parser.add_argument("--pilot", action="store_true",
                             help="Pilot annotators: the only ones who get work while the study is in pilot; their "
                                  "judgments are flagged and left out of reports unless asked.")
@@ -32,8 +34,9 @@ class Command(BaseCommand):
         user = access.command_user(options["user"])
         study = access.command_study(options["slug"], user, "invite")
         ids = _read_ids(Path(options["ids"]), study) if options["ids"] else None
-        if ids is None and options["count"] < 1:
-            raise CommandError("--count: must be at least 1")
+        if ids is None and not 1 <= options["count"] <= MAX_INVITATIONS:
+            raise CommandError(f"--count: must be between 1 and {MAX_INVITATIONS} (invite a bigger panel in several "
+                               "calls); nothing created")
         if study.status == "draft" or (study.status == "pilot" and not options["pilot"]):
             self.stderr.write(f"note: study {study.slug!r} is {study.status}: these links show no work until the "
                               "study is opened (its page or the admin)")
@@ -51,13 +54,7 @@ class Command(BaseCommand):
 
 def _read_ids(path: Path, study: Study) -> list[str]:
     """The ids of ``path``, one a line (blank lines skipped); every problem named by line, nothing created."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CommandError(f"--ids: {path}: no such file")
-    except UnicodeDecodeError as exc:
-        bad_line = path.read_bytes()[:exc.start].count(b"\n") + 1
-        raise CommandError(f"--ids: {path}: line {bad_line}: not UTF-8")
+    text = read_text_file(str(path), "--ids")
     errors: list[str] = []
     ids: list[str] = []
     first: dict[str, int] = {}
@@ -78,6 +75,8 @@ def _read_ids(path: Path, study: Study) -> list[str]:
         ids.append(value)
     if not ids and not errors:
         errors.append("the file has no id")
+    if len(ids) > MAX_INVITATIONS:
+        errors.append(f"{len(ids)} ids; one call invites at most {MAX_INVITATIONS} (split the file)")
     if errors:
         raise CommandError(f"--ids: {path}: {len(errors)} error(s), nothing created:\n  " + "\n  ".join(errors[:50]))
     return ids

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.metrics.scores import ScoreFileError, scores_import
 from studies import access
+from studies.cli import read_text_file
 from studies.audit import audit
 
 
@@ -33,12 +34,7 @@ class Command(BaseCommand):
         user = access.command_user(opts["user"])
         study = access.command_study(opts["slug"], user, "scores", not_found=f"no study with slug {opts['slug']!r}")
         path = Path(opts["file"])
-        try:
-            content = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file") from None
-        except UnicodeDecodeError as exc:
-            raise CommandError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        content = read_text_file(opts["file"])
         try:
             evaluators = scores_import(study=study, file_name=path.name, content=content, name=opts["name"],
                                        higher_is_better=opts["higher_is_better"], description=opts["description"])

@@ -5,6 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from studies.cli import text_argument
 from studies.generators import Generated, generated_import
 from studies.importing import StudyFileError
 
@@ -21,6 +22,7 @@ def add_common_arguments(parser: CommandParser) -> None:
 
 def finish(command: BaseCommand, source: str, build, *, dry_run: bool) -> None:
     """Build, then print the study file (--dry-run) or store it and print the slug; errors name item and field."""
+    text_argument(source, "source")
     try:
         generated: Generated = build()
         for where, why in generated.skipped.items():

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from studies.cli import text_argument
 from studies.invariants import StudyCopyError, free_copy_slug, study_copy
 from studies.models import Study
 
@@ -15,6 +16,9 @@ class Command(BaseCommand):
         parser.add_argument("--new-title", default="", help="The copy's title (default: <title> (copy)).")
 
     def handle(self, *args, **options) -> None:
+        for name, option in (("slug", "slug"), ("--new-slug", "new_slug"), ("--new-title", "new_title")):
+            if options[option]:
+                text_argument(options[option], name)
         study = Study.objects.filter(slug=options["slug"]).first()
         if study is None:
             raise CommandError(f"slug: no study {options['slug']!r}")

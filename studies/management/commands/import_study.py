@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from studies import access
 from studies.blinding import parsed_study_lint
+from studies.cli import read_text_file
 from studies.importing import StudyFileError, parse_study, read_items_file, study_create
 from studies.jsonlimits import JSONTooDeep, json_loads_limited
 
@@ -33,10 +34,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         user = access.command_user(options["user"])
         path = Path(options["file"])
+        text = read_text_file(options["file"])
         try:
-            data = json_loads_limited(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file")
+            data = json_loads_limited(text)
         except JSONTooDeep as exc:
             raise CommandError(f"{path}: {exc}; nothing stored")
         except json.JSONDecodeError as exc:
@@ -45,9 +45,7 @@ class Command(BaseCommand):
             items = None
             if options["items"]:
                 items_path = Path(options["items"])
-                if not items_path.exists():
-                    raise CommandError(f"{items_path}: no such file")
-                items = read_items_file(items_path.name, items_path.read_text(encoding="utf-8"))
+                items = read_items_file(items_path.name, read_text_file(options["items"], "--items"))
             parsed = parse_study(data, items)
             warnings = parsed_study_lint(fields=parsed.fields, items=parsed.items).messages()
             for warning in warnings:

@@ -109,3 +109,14 @@ def test_command_reports_errors_and_stores_nothing(study, tmp_path):
         call_command("import_scores", "nope", str(good), name="m")
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_scores", study.slug, str(tmp_path / "missing.csv"), name="m")
+
+
+def test_nul_and_lone_surrogates_are_refused_by_line(study):
+    """Never stored: PostgreSQL refuses both with a traceback, SQLite keeps them (docs/study-file.md)."""
+    content = "item,system,score,name\next-0,sys1,0.5,me\x00tric\n"
+    assert errors_of(study, content) == ["line 2: contains a NUL character (U+0000)"]
+    jsonl = json.dumps({"item": "ext-0", "system": "sys1", "score": 0.5, "name": "m\ud800"}) + "\n"
+    [error] = errors_of(study, jsonl, file_name="s.jsonl")
+    assert error.startswith("line 1: name: contains a lone surrogate (U+D800)")
+    assert errors_of(study, "item,system,score\next-0,sys1,0.5\n", name="x\x00") == [
+        "name: contains a NUL character (U+0000)"]
