@@ -35,6 +35,7 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
     "instructions_language": str,
     "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
+    "snap_to_words": (bool, type(None)),
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
                "target_context", "candidates", "metadata", "source_language", "target_language"}

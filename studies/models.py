@@ -86,6 +86,11 @@ class Study(models.Model):
     allow_overlap = models.BooleanField(default=False, help_text="Span protocols: error spans of one text may overlap.")
     esa_spans = models.BooleanField(default=True, help_text="ESA: mark error spans before scoring; off = direct "
                                                             "assessment (DA), the 0–100 score alone.")
+    snap_to_words = models.BooleanField(
+        null=True, blank=True, default=None,
+        help_text="Span protocols: a mouse or touch selection grows to whole words. Blank: yes, unless the target "
+                  "language is written without spaces (Chinese, Japanese, Thai…), where marks may cover part of a "
+                  "run of characters.")
     mqm_weights = models.JSONField(
         default=dict, blank=True,
         help_text="MQM: weights overriding the WMT/Google scheme (minor 1, major 5, critical 25, neutral 0, "
