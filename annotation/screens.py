@@ -182,6 +182,9 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
         "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
         "start_url": reverse("annotation:start", args=[token]),
+        # Only an unanswered item can be skipped (annotation/skips.py); previews have no skip.
+        "skip_url": (reverse("annotation:item-skip", args=[token, assignment.public_id])
+                     if assignment.status == AssignmentStatus.PENDING else ""),
     }
 
 

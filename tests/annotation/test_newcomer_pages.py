@@ -73,3 +73,31 @@ def test_practice_ranking_uses_the_real_cards_and_marks_given_and_expected(clien
     answer = client.post(step, {f"rank-{cid}": str(k + 1) for k, cid in enumerate(reversed(cands))}).content.decode()
     assert answer.count("data-practice-mark") == 3
     assert "is-expected" in answer and "disabled" in answer and "data-item " not in answer
+
+
+def test_skip_from_the_item_page_stores_the_reason_and_moves_on(client: Client):
+    from annotation.models import Assignment, AssignmentStatus
+    study = make_study(slug="skip-page", n_items=3)
+    annotator = one_annotator(study)
+    assignment, html = open_current(client, annotator)
+    skip = reverse("annotation:item-skip", args=[annotator.token, assignment.public_id])
+    assert f'action="{skip}"' in html
+    blank = client.post(skip, {"reason": "   "})
+    assert blank.status_code == 422 and b'id="skip-error"' in blank.content
+    assert Assignment.objects.get(pk=assignment.pk).status == AssignmentStatus.PENDING
+    moved = client.post(skip, {"reason": "I cannot read the source"})
+    assert moved.status_code == 303 and moved["Location"] == reverse("annotation:item-current", args=[annotator.token])
+    stored = Assignment.objects.get(pk=assignment.pk)
+    assert (stored.status, stored.skip_reason) == (AssignmentStatus.SKIPPED, "I cannot read the source")
+    following, html = open_current(client, annotator)
+    assert following.item_id != assignment.item_id
+    assert client.post(skip, {"reason": "again"}).status_code == 303  # idempotent, as the API
+    assert Assignment.objects.get(pk=assignment.pk).skip_reason == "I cannot read the source"
+
+
+def test_an_annotator_cannot_skip_another_annotators_item(client: Client):
+    study = make_study(slug="skip-none", n_items=3, settings={"redundancy": 2})
+    annotator, other = one_annotator(study), one_annotator(study)
+    assignment, _ = open_current(client, annotator)
+    skip = reverse("annotation:item-skip", args=[other.token, assignment.public_id])
+    assert client.post(skip, {"reason": "not mine"}).status_code == 404

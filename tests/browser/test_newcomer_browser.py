@@ -246,3 +246,32 @@ def test_chinese_targets_mark_within_words_by_default(live_server, chromium_brow
         assert page.locator("[data-panel-excerpt]").inner_text() == "渡轮"
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", VIEWPORTS)
+def test_skip_button_says_what_it_does_and_moves_to_the_next_item(live_server, chromium_browser, screenshot_dir,
+                                                                   width):
+    from annotation.models import Assignment, AssignmentStatus
+    study = study_import(status="open", data={**ranking_file(), "slug": f"skip-{width}"})
+    annotator = annotators_create(study=study)[0]
+    context = chromium_browser.new_context(viewport=VIEWPORTS[width])
+    page = context.new_page()
+    errors = console_errors(page)
+    try:
+        page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+        page.locator("[data-item][data-ready]").wait_for()
+        first_url = page.url
+        page.locator("[data-skip] summary").click()
+        page.locator("#skip-reason").fill("I do not know French well enough")
+        assert "will not see it again" in page.locator("#skip-note").inner_text()
+        page.screenshot(path=str(screenshot_dir / f"newcomer-skip-{width}.png"), full_page=True)
+        assert not (problems := describe(axe_violations(page), f"skip {width}")), "\n".join(problems)
+        page.keyboard.press("Enter")  # in the reason field: the skip, not the answer
+        page.wait_for_url(lambda url: url != first_url and "/item/" in url)
+        page.locator("[data-item][data-ready]").wait_for()
+        skipped = Assignment.objects.get(annotator=annotator, status=AssignmentStatus.SKIPPED)
+        assert skipped.skip_reason == "I do not know French well enough"
+        assert not Assignment.objects.filter(annotator=annotator, status=AssignmentStatus.DONE).exists()
+    finally:
+        context.close()
+    assert errors == []
