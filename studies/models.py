@@ -273,6 +273,11 @@ class Item(models.Model):
     source_sentences = models.JSONField(default=list, blank=True,
                                         help_text="The source block's sentences, in order (document view rows).")
     target_context = models.JSONField(default=list, blank=True, help_text="Preceding target-side (reference) sentences.")
+    context_languages = models.JSONField(
+        default=dict, blank=True,
+        help_text="Per context sentence, its BCP 47 tag where it differs from its side's language (a bilingual "
+                  "dialogue's turns): {\"source_context\": [...], \"target_context\": [...]}, \"\" = the side's "
+                  "language. Sets each sentence's lang.")
     metadata = models.JSONField(default=dict, blank=True, help_text="Anything else from the study file, kept verbatim.")
     source_language = models.CharField(max_length=35, blank=True, validators=[validate_language_tag],
                                        help_text="BCP 47 tag of this item's source texts, "
