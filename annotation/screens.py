@@ -182,6 +182,9 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
         "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
         "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
         "start_url": reverse("annotation:start", args=[token]),
+        # Only an unanswered item can be skipped (annotation/skips.py); previews have no skip.
+        "skip_url": (reverse("annotation:item-skip", args=[token, assignment.public_id])
+                     if assignment.status == AssignmentStatus.PENDING else ""),
     }
 
 
@@ -255,6 +258,21 @@ def text_languages(*, study: Study, item: Item) -> dict[str, str]:
             "target_lang": target, "target_dir": text_direction(target)}
 
 
+def context_lines(*, study: Study, item: Item) -> list[dict[str, str]]:
+    """The context box's sentences, each with its own ``lang``/``dir`` where the study file gave one that differs
+    from its side's language (a bilingual dialogue's turns), else "" (the box's lang applies)."""
+    key = "source_context" if study.show_source else "target_context"
+    side = (item.source_language or study.source_language) if study.show_source else \
+        (item.target_language or study.target_language)
+    tags = (item.context_languages or {}).get(key) or []
+    lines = []
+    for k, text in enumerate(getattr(item, key) or []):
+        tag = tags[k].strip() if k < len(tags) and isinstance(tags[k], str) else ""
+        own = tag if tag and tag.lower() != (side or "").lower() else ""
+        lines.append({"text": text, "lang": own, "dir": text_direction(own) if own else ""})
+    return lines
+
+
 def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answer: dict[str, Any] | None,
                       errors: dict[str, list[str]] | None) -> dict[str, Any]:
     """What an item page shows whoever looks at it: the context, the candidates, the answer controls."""
@@ -284,6 +302,7 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
         "protocol": study.protocol,
         "show_source": study.show_source,
         "context": list(item.source_context) if study.show_source else list(item.target_context),
+        "context_lines": context_lines(study=study, item=item),
         "source": item.source if study.show_source else "",
         "question": study.question or _default_question(study),
         "candidates": candidate_views,

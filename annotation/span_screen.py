@@ -23,6 +23,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from studies import taxonomy as tx
+from studies.languages import writes_words_with_spaces
 from studies.models import Candidate, Item, Protocol, Study
 from studies.sentences import sentence_spans, shown_sentences
 from studies.typography import normalise_text
@@ -139,6 +140,15 @@ def span_keys(study: Study) -> dict[str, Any]:
             "is_mqm": study.protocol == Protocol.MQM, "severities": severity_views(study)}
 
 
+def snap_to_words(study: Study, item: Item) -> dict[str, bool]:
+    """Per side, whether a mouse or touch selection grows to whole words: the study's ``snap_to_words``, or
+    (blank) yes unless that side's language is written without spaces (Chinese, Japanese, Thai…)."""
+    if study.snap_to_words is not None:
+        return {"target": study.snap_to_words, "source": study.snap_to_words}
+    return {"target": writes_words_with_spaces(item.target_language or study.target_language),
+            "source": writes_words_with_spaces(item.source_language or study.source_language)}
+
+
 def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
                 answer: dict[str, Any] | None, show_source: bool) -> dict[str, Any]:
     """The span page's part of the item context; adds ``segments``, ``source_segments`` to each candidate view."""
@@ -178,6 +188,6 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
             "protocol": study.protocol, "spans": study.uses_spans, "score": study.uses_score,
             "overlap": study.allow_overlap, "severities": severities,
             "categories": [c["name"] for c in study.effective_taxonomy()], "initial": initial,
-            "nudgeLow": NUDGE_LOW, "nudgeHigh": NUDGE_HIGH,
+            "nudgeLow": NUDGE_LOW, "nudgeHigh": NUDGE_HIGH, "snap": snap_to_words(study, item),
         },
     }

@@ -72,7 +72,7 @@ def tutorial_step(request: HttpRequest, annotator: Annotator, step: int) -> Http
     if as_json:
         response: HttpResponse = JsonResponse({**result, "next": next_url})
     else:
-        response = _page(request, annotator, step, cands, result=result, next_url=next_url)
+        response = _page(request, annotator, step, cands, result=result, next_url=next_url, answer=payload)
     tf.progress_write(response, annotator, max(step, tf.progress_read(request, annotator)))
     return response
 
@@ -101,15 +101,22 @@ def _next_url(annotator: Annotator, step: int, total: int) -> str:
 
 def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dict[str, Any]], *,
           errors: dict[str, list[str]] | None = None, result: dict[str, Any] | None = None,
-          next_url: str = "", status: int = 200) -> HttpResponse:
+          next_url: str = "", status: int = 200, answer: dict[str, Any] | None = None) -> HttpResponse:
     study = annotator.study
     item = tf.tutorial_items(study)[step - 1]
     letters = tf.letters_of(cands)
     rows = {r["id"]: r for r in (result or {}).get("candidates", [])}
+    given = answer if isinstance(answer, dict) else {}
+    expected = (result or {}).get("expected") or {}
     candidate_views = [{"letter": letters[c["id"]], "public_id": c["id"], "number": k + 1,
                         "lines": highlighted_lines(c["text"], _marked(c, rows.get(c["id"]))),
-                        "span_rows": range(tf.SPAN_ROWS), "feedback": rows.get(c["id"])}
+                        "span_rows": range(tf.SPAN_ROWS), "feedback": rows.get(c["id"]),
+                        **_given_and_expected(c["id"], given, expected)}
                        for k, c in enumerate(cands)]
+    labels = [{"value": label, "number": k + 1, "checked": label in (given.get("labels") or []),
+               "expected": label in (expected.get("labels") or [])} for k, label in enumerate(study.labels)]
+    options = [{**o, "expected": expected.get("choice") == o["value"]}
+               for o in option_views(study, given.get("choice") if isinstance(given.get("choice"), str) else None)]
     protocol = Protocol(study.protocol)
     question = study.question or DEFAULT_QUESTION[protocol]
     # Before the answer, span studies practise on the real marking interface (templates/annotation/_spans.html).
@@ -128,7 +135,8 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
         "source": item.get("source", "") if study.show_source and not marking else "",
         "show_source": study.show_source,
         "candidates": candidate_views, "rank_choices": list(range(1, len(cands) + 1)),
-        "options": option_views(study), "labels": study.labels, "multi_label": study.multi_label,
+        "options": options, "labels": labels, "multi_label": study.multi_label, "allow_ties": study.allow_ties,
+        "answered": result is not None, "practice": True,
         "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
         "result": result, "explanation": instructions_html((result or {}).get("explanation", "")),
         "next_url": next_url,
@@ -138,6 +146,13 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
         **span_parts,
     }
     return render(request, "annotation/tutorial.html", context, status=status)
+
+
+def _given_and_expected(cid: str, given: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """A card's answer as given on the practice form and as expected (after the answer), for the shared cards."""
+    ranks = given.get("ranks") if isinstance(given.get("ranks"), dict) else {}
+    return {"rank": ranks.get(cid), "chosen": given.get("choice") == cid, "invalid": False,
+            "expected_rank": (expected.get("ranks") or {}).get(cid), "expected": expected.get("choice") == cid}
 
 
 def _marked(cand: dict[str, Any], row: dict[str, Any] | None) -> list[list[int]]:

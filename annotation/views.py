@@ -25,7 +25,7 @@ from django_htmx.middleware import HtmxDetails
 from config.http import HtmxHttpRequest
 from studies.models import Status
 
-from annotation import selectors, services
+from annotation import selectors, services, skips
 from annotation.completion import completion_for, completion_record
 from annotation.forms import answer_from_payload, payload_from_post
 from annotation.interface import interface_language, page_context, vary_on_language
@@ -205,6 +205,30 @@ def item_detail(request: HtmxHttpRequest, annotator: Annotator, assignment: str)
     if request.method == "GET":
         return _show(request, annotator, found)
     return _submit(request, annotator, found)
+
+
+@csrf_exempt  # as item_detail: the credential is the token in the URL
+@require_http_methods(["POST"])
+@annotator_required
+def item_skip(request: HttpRequest, annotator: Annotator, assignment: str) -> HttpResponse:
+    """Skip an unanswered item with a reason, as the API's skip (annotation/skips.py): the item goes back to the
+    pool and this annotator never gets it again; then the next item. A plain form post, never htmx."""
+    found = selectors.assignment_for_annotator(annotator=annotator, public_id=assignment)
+    if found is None:
+        return _message(request, status=404, title=_("Item not found"), study=annotator.study,
+                        message=_("This item is not one of yours. Open the link from your invitation again to go "
+                                  "on with your own items."))
+    try:
+        reason = skips.skip_reason_validate({"reason": request.POST.get("reason", "")})
+        skips.assignment_skip(assignment=found, reason=reason)
+    except skips.SkipError:
+        context = item_screen(annotator=annotator, assignment=found, answer=None)
+        context["skip_error"] = _("Say in a few words why you skip this item (at most %(n)d characters).") % {
+            "n": skips.REASON_MAX_LENGTH}
+        return _render(request, "annotation/item.html", context, study=annotator.study, status=422)
+    except skips.SkipConflict:
+        pass  # answered meanwhile (another tab): it stays answered, and the next item follows
+    return HttpResponseRedirect(reverse("annotation:item-current", args=[annotator.token]), status=303)
 
 
 def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignment) -> HttpResponse:

@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
@@ -10,6 +12,8 @@ urlpatterns = [
     # Browsable docs of the same schema, readable by whoever may read the schema (SERVE_PERMISSIONS).
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("annotation.urls")),
+    # Pages link the icon (base.html); clients that ask for /favicon.ico anyway get it too, not a 404.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
 ]
 
 # JSON errors under /api/, and 503 instead of 500 when the database is unreachable (config/errors.py).

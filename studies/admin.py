@@ -171,7 +171,8 @@ class StudyAdmin(StudyScopedAdmin):
         ("Languages", {"fields": ("source_language", "target_language", "interface_language")}),
         ("Answers", {"fields": ("allow_ties", "options", "labels", "multi_label"),
                      "description": "Ranking uses allow_ties; choice uses options; judgment uses labels."}),
-        ("Error spans (MQM, ESA)", {"fields": ("taxonomy", "severities", "allow_overlap", "esa_spans", "mqm_weights"),
+        ("Error spans (MQM, ESA)", {"fields": ("taxonomy", "severities", "allow_overlap", "esa_spans", "mqm_weights",
+                                                   "snap_to_words"),
                                     "description": "MQM uses the taxonomy (blank: MQM core + Discourse branch), "
                                                    "severities and weights; ESA uses minor/major spans and a 0–100 "
                                                    "score (esa_spans off: DA, docs/protocols/mqm-esa.md)."}),

@@ -21,7 +21,7 @@ from django.conf import settings
 
 from studies.demo_data import (  # noqa: F401 (re-exported: callers read them as demo.X)
     ATTRIBUTION, DATA_DIR, LANGUAGE_CODE, OTHER_LANGUAGE, PRONOUNS, differs, item_languages, load_dialogues,
-    pronoun_spans, target_side)
+    pronoun_spans, target_side, turn_languages)
 from studies.demo_connectives import build_connective_preference
 from studies.demo_protocols import build_mt_correctness, build_mt_preference
 from studies.demo_span import build_esa_sentences, build_mqm_document
@@ -59,6 +59,7 @@ def build_pronoun_mono(data_dir: Path = DATA_DIR, per_dialogue: int = 5) -> dict
                 "phenomenon": f"pronoun-{LANGUAGE_CODE[language]}",
                 **item_languages(utterance["source_language"], language),
                 "source_context": [t["source"] for t in turns[k - 2:k]],
+                "source_context_languages": turn_languages(turns[k - 2:k]),
                 "source": utterance["source"],
                 "target_context": [target_side(t, language) for t in turns[k - 2:k]],
                 "candidates": [

@@ -40,6 +40,7 @@ def connective_source_items(data_dir: Path | None = None, per_dialogue: int = 3)
                 "id": ext, "document_id": dialogue["dialogue_id"], "position": utterance["turn"],
                 **diabla.item_languages(utterance["source_language"], language),
                 "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
+                "source_context_languages": diabla.turn_languages(turns[k - 2:k]),
                 "target_context": [diabla.target_side(t, language) for t in turns[k - 2:k]],
                 "candidates": [{"system": "reference", "text": reference, "is_reference": True}],
                 "metadata": {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"],

@@ -99,6 +99,11 @@ def qualifying_turns(data_dir: Path | None, per_dialogue: int,
             yield number, dialogue, k, utterance, language
 
 
+def turn_languages(turns: list[dict[str, Any]]) -> list[str]:
+    """The language tag each turn was written in: a source context of raw turns mixes both (docs/study-file.md)."""
+    return [LANGUAGE_CODE[t["source_language"]] for t in turns]
+
+
 def turn_item(number: int, dialogue: dict[str, Any], k: int, utterance: dict[str, Any], language: str,
               phenomenon: str) -> dict[str, Any]:
     """A demo item of one turn: its id, place, languages, the two previous turns as context, and the source;
@@ -110,6 +115,8 @@ def turn_item(number: int, dialogue: dict[str, Any], k: int, utterance: dict[str
         **item_languages(utterance["source_language"], language),
         "phenomenon": f"{phenomenon}-{LANGUAGE_CODE[language]}",
         "source_context": [t["source"] for t in turns[k - 2:k]], "source": utterance["source"],
+        # The turns alternate languages: each context sentence says its own (its lang on the page).
+        "source_context_languages": turn_languages(turns[k - 2:k]),
         "target_context": [target_side(t, language) for t in turns[k - 2:k]],
     }
 

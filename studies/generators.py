@@ -67,6 +67,7 @@ def items_from_study(study: Study) -> list[SourceItem]:
             "phenomenon": item.phenomenon, "source_context": item.source_context, "source": item.source,
             "target_context": item.target_context, "metadata": item.metadata,
             **{key: getattr(item, key) for key in ("source_language", "target_language") if getattr(item, key)},
+            **{f"{key}_languages": tags for key, tags in (item.context_languages or {}).items() if tags},
             "candidates": [{"system": c.system, "text": c.text, "is_reference": c.is_reference,
                             "highlights": c.highlights} for c in item.candidates.all()],
         }))
@@ -117,7 +118,7 @@ def _reference(item: SourceItem, errors: list[str]) -> tuple[int, dict] | None:
 
 def _base_item(item: SourceItem, **overrides: Any) -> dict[str, Any]:
     keep = ("id", "document_id", "position", "phenomenon", "source_context", "source", "target_context", "metadata",
-            "source_language", "target_language")
+            "source_language", "target_language", "source_context_languages", "target_context_languages")
     data = {k: item.data[k] for k in keep if k in item.data and item.data[k] is not None}
     data.update(overrides)
     return data

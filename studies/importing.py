@@ -36,8 +36,10 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
     "instructions_language": str,
     "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
+    "snap_to_words": (bool, type(None)),
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
+               "source_context_languages", "target_context_languages",
                "target_context", "candidates", "metadata", "source_language", "target_language"}
 #: Per-item languages (BCP 47), for studies that mix directions; blank falls back to the study's settings.
 ITEM_LANGUAGE_FIELDS = ("source_language", "target_language")
@@ -269,6 +271,7 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
     for key in ("source_context", "target_context"):
         if key in raw:
             _check_string_list(raw[key], f"{where}.{key}", errors)
+        _check_context_languages(raw, key, where, errors)
     for key in ("source", "phenomenon", "document_id"):
         if key in raw and not isinstance(raw[key], (str, type(None))):
             errors.append(f"{where}.{key}: must be a string")
@@ -346,6 +349,8 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         "phenomenon": raw.get("phenomenon") or "", "source_context": raw.get("source_context", []),
         "source": source, "source_sentences": source_sentences or [],
         "target_context": raw.get("target_context", []),
+        "context_languages": {key: [tag.strip() for tag in raw[f"{key}_languages"]]
+                              for key in ("source_context", "target_context") if raw.get(f"{key}_languages")},
         "metadata": raw.get("metadata", {}), "candidates": parsed_cands,
         "source_language": languages.get("source_language", ""),
         "target_language": languages.get("target_language", ""),
@@ -441,6 +446,24 @@ def study_create(*, parsed: ParsedStudy) -> Study:
     return study
 
 
+def _check_context_languages(raw: dict[str, Any], key: str, where: str, errors: list[str]) -> None:
+    """``<key>_languages``: one BCP 47 tag ("" = the side's language) per sentence of ``key``."""
+    field_name = f"{key}_languages"
+    tags = raw.get(field_name)
+    if tags is None:
+        return
+    context = raw.get(key) if isinstance(raw.get(key), list) else []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        errors.append(f"{where}.{field_name}: must be a list of language tags (BCP 47, \"\" for the side's language)")
+    elif len(tags) != len(context):
+        errors.append(f"{where}.{field_name}: {len(tags)} tag(s) for {len(context)} sentence(s) of {key}")
+    else:
+        for n, tag in enumerate(tags):
+            problem = language_tag_error(tag.strip()) if tag.strip() else ""
+            if problem:
+                errors.append(f"{where}.{field_name}[{n}]: {problem}")
+
+
 def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
     objs = []
     docs = [data["document_id"] or f"item:{data['external_id']}" for data in items]
@@ -451,6 +474,7 @@ def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
                          source_context=data["source_context"], source=data["source"],
                          source_sentences=data.get("source_sentences", []),
                          target_context=data["target_context"], metadata=data["metadata"],
+                         context_languages=data.get("context_languages", {}),
                          source_language=data.get("source_language", ""),
                          target_language=data.get("target_language", ""),
                          order_key=document_order_key(study.seed, doc), doc_index=index[doc]))

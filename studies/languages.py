@@ -61,6 +61,24 @@ def text_direction(tag: str) -> str:
     return "rtl" if parts[0] in RTL_LANGUAGES else "ltr"
 
 
+#: Scripts written without spaces between words: a "word" there is a run of many words, so span
+#: selections are not snapped to words by default (``Study.snap_to_words``; docs/protocols/mqm-esa.md).
+UNSPACED_SCRIPTS = {"hani", "hans", "hant", "jpan", "hira", "kana", "thai", "laoo", "khmr", "mymr", "tibt"}
+UNSPACED_LANGUAGES = {"zh", "ja", "th", "lo", "km", "my", "bo", "yue", "wuu", "cmn"}
+
+
+def writes_words_with_spaces(tag: str) -> bool:
+    """False for a language (or script subtag) written without spaces between words (Chinese, Japanese, Thai…);
+    True otherwise, and for a blank or unknown tag."""
+    if not tag or language_tag_error(tag):
+        return True
+    parts = tag.lower().split("-")
+    script = next((p for p in parts[1:] if len(p) == 4 and p.isalpha()), "")
+    if script:
+        return script not in UNSPACED_SCRIPTS
+    return parts[0] not in UNSPACED_LANGUAGES
+
+
 def interface_languages() -> list[str]:
     """Codes of the interface translations (settings.LANGUAGES), e.g. ``["en", "fr", …, "zh-hans", "ar"]``."""
     return [code for code, _name in settings.LANGUAGES]

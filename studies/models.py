@@ -86,6 +86,11 @@ class Study(models.Model):
     allow_overlap = models.BooleanField(default=False, help_text="Span protocols: error spans of one text may overlap.")
     esa_spans = models.BooleanField(default=True, help_text="ESA: mark error spans before scoring; off = direct "
                                                             "assessment (DA), the 0–100 score alone.")
+    snap_to_words = models.BooleanField(
+        null=True, blank=True, default=None,
+        help_text="Span protocols: a mouse or touch selection grows to whole words. Blank: yes, unless the target "
+                  "language is written without spaces (Chinese, Japanese, Thai…), where marks may cover part of a "
+                  "run of characters.")
     mqm_weights = models.JSONField(
         default=dict, blank=True,
         help_text="MQM: weights overriding the WMT/Google scheme (minor 1, major 5, critical 25, neutral 0, "
@@ -272,6 +277,11 @@ class Item(models.Model):
     source_sentences = models.JSONField(default=list, blank=True,
                                         help_text="The source block's sentences, in order (document view rows).")
     target_context = models.JSONField(default=list, blank=True, help_text="Preceding target-side (reference) sentences.")
+    context_languages = models.JSONField(
+        default=dict, blank=True,
+        help_text="Per context sentence, its BCP 47 tag where it differs from its side's language (a bilingual "
+                  "dialogue's turns): {\"source_context\": [...], \"target_context\": [...]}, \"\" = the side's "
+                  "language. Sets each sentence's lang.")
     metadata = models.JSONField(default=dict, blank=True, help_text="Anything else from the study file, kept verbatim.")
     source_language = models.CharField(max_length=35, blank=True, validators=[validate_language_tag],
                                        help_text="BCP 47 tag of this item's source texts, "

@@ -246,6 +246,7 @@ def _save_copy(study: Study, item: Item, candidates: list[Candidate], victim: Ca
         study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
         position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
         source_sentences=item.source_sentences, target_context=item.target_context, metadata=metadata,
+        context_languages=item.context_languages,
         is_spam=True, spam_of=item,
         source_language=item.source_language, target_language=item.target_language,  # same lang marks as its item
         order_key=rng.randrange(ORDER_KEY_MODULUS))

@@ -229,6 +229,18 @@
     });
   }
 
+  /* A mouse or touch selection grows to whole words ("We should h" marks "We should have"), unless the
+   * study marks within words (cfg.snap[side] false: by default for languages written without spaces). */
+  function snapped(col, a, b) {
+    if (!cfg.snap || !cfg.snap[col.dataset.side]) return [a, b];
+    var chars = {};
+    segs(col).forEach(function (s) { for (var i = 0; i < s.text.length; i++) chars[s.start + i] = s.text[i]; });
+    var inWord = function (i) { return chars[i] !== undefined && /[\p{L}\p{N}\p{M}]/u.test(chars[i]); };
+    while (a > 0 && inWord(a) && inWord(a - 1)) a--;
+    while (inWord(b - 1) && inWord(b)) b++;
+    return [a, b];
+  }
+
   /* --- the popup ------------------------------------------------------------- */
 
   function clearProblem(card) {
@@ -237,6 +249,20 @@
     card.classList.remove("is-invalid");
     var problem = card.querySelector("[data-card-problem]");
     if (problem) problem.hidden = true;
+    showMissing(all(root, "[data-cand][aria-invalid]"));
+  }
+
+  /* The message above the cards names the translations still unanswered; it goes once none is left. */
+  function showMissing(missing) {
+    var summary = root && root.parentElement.querySelector("[data-span-summary]");
+    if (!summary) return;
+    if (!missing.length) { summary.hidden = true; summary.textContent = ""; return; }
+    var names = missing.map(function (card) {
+      var title = card.querySelector(".card-title");
+      return title ? title.textContent.trim() : "";
+    }).join(", ");
+    summary.textContent = word("not-yet").replace("{cards}", names);
+    summary.hidden = false;
   }
 
   function showPanelProblem(text) {
@@ -388,22 +414,33 @@
 
   /* --- selection by mouse and touch -------------------------------------- */
 
+  function columnAt(node) {
+    var el = node && (node.nodeType === 1 ? node : node.parentElement);
+    return el && el.closest ? el.closest("[data-span-cards] [data-col]") : null;
+  }
+
+  /* The stretch of one text a selection covers. A drag that starts outside the text (between lines, below
+   * the last one, over a heading) belongs to the text it ends in, clipped to it; mouse and touch selections
+   * are snapped to whole words (snapped()). */
   function selectionInColumn() {
     var sel = window.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
-    var anchorEl = sel.anchorNode && (sel.anchorNode.nodeType === 1 ? sel.anchorNode : sel.anchorNode.parentElement);
-    var col = anchorEl && anchorEl.closest("[data-span-cards] [data-col]");
+    var col = columnAt(sel.anchorNode);
+    if (!markable(col)) col = columnAt(sel.focusNode);
     if (!markable(col)) return null;
     var a = pointOffset(col, sel.anchorNode, sel.anchorOffset);
-    var b = col.contains(sel.focusNode) ? pointOffset(col, sel.focusNode, sel.focusOffset)
-      : (col.compareDocumentPosition(sel.focusNode) & Node.DOCUMENT_POSITION_FOLLOWING ? textLength(col) : 0);
+    var b = pointOffset(col, sel.focusNode, sel.focusOffset);
     var span = trimmed(col, Math.min(a, b), Math.max(a, b));
-    return span ? { col: col, start: span[0], end: span[1] } : null;
+    if (!span) return null;
+    span = snapped(col, span[0], span[1]);
+    return { col: col, start: span[0], end: span[1] };
   }
 
   function openFromSelection() {
     var found = selectionInColumn();
     if (!found) return false;
+    var shown = rangeFor(found.col, found.start, found.end);  /* what is selected on screen is what is marked */
+    if (shown) { var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(shown); }
     kb = { col: found.col, caret: found.end, anchor: found.start };
     openPanel(cardOf(found.col), found.col, found.start, found.end, null);
     return true;
@@ -484,7 +521,7 @@
     var key = event.key;
     var target = event.target;
     if (key === "Escape") { closePanel(true); return true; }
-    if (key === "Tab") return false;
+    if (key === "Tab") { trapTab(event); return true; }
     var filter = panel().querySelector("[data-cat-filter]");
     if (target === filter) {
       if (key === "ArrowDown") { moveActive(1); return true; }
@@ -511,6 +548,17 @@
     var sev = severityForKey(key);
     if (sev) { commit(sev); return true; }
     return true;  /* nothing else typed in the popup reaches the page's shortcuts */
+  }
+
+  /* Tab and Shift+Tab go round the popup's controls, never out of it (Esc or a severity closes it). */
+  function trapTab(event) {
+    var stops = all(panel(), "input, button, [tabindex]").filter(function (el) {
+      return !el.disabled && !el.hidden && el.tabIndex >= 0 && el.getClientRects().length > 0;
+    });
+    if (!stops.length) return;
+    var k = stops.indexOf(event.target);
+    var next = event.shiftKey ? (k <= 0 ? stops.length - 1 : k - 1) : (k + 1) % stops.length;
+    stops[next].focus();
   }
 
   function severityForKey(key) {
@@ -630,7 +678,6 @@
     var form = event.target;
     if (!root || !form.contains || !form.contains(root)) return;
     var value = answer();
-    var summary = form.querySelector("[data-span-summary]");
     var missing = all(root, "[data-cand]").filter(function (card) { return unanswered(card, value[card.dataset.cand]); });
     var stop = function () { event.preventDefault(); event.stopImmediatePropagation(); };
     if (missing.length) {
@@ -643,11 +690,11 @@
         card.setAttribute("aria-invalid", "true");
         card.classList.add("is-invalid");
       });
-      if (summary) { summary.textContent = word("not-yet"); summary.hidden = false; }
+      showMissing(missing);
       focusCard(missing[0]);
       return;
     }
-    if (summary) summary.hidden = true;
+    showMissing([]);
     var signature = JSON.stringify(value);
     var nudged = all(root, "[data-cand]").filter(function (card) {
       var text = nudgeText(card, value[card.dataset.cand]);
@@ -699,7 +746,9 @@
     lastPointer = event.pointerType || "mouse";
     var p = panel();
     if (p && !p.hidden && !p.contains(event.target)) closePanel(false);
-    if (event.target.closest && event.target.closest("[data-span-cards] [data-col]")) pointerDown = true;
+    /* Anywhere on a card: a drag may start beside or below the text and end in it (selectionInColumn). */
+    if (event.target.closest && event.target.closest("[data-span-cards] [data-cand]") &&
+        !event.target.closest("button, input, a, label, select, textarea")) pointerDown = true;
   }, true);
   document.addEventListener("pointerup", function (event) {
     if (!pointerDown) return;
@@ -730,6 +779,8 @@
     var p = panel();
     var handled = false;
     if (p && !p.hidden && p.contains(event.target)) handled = panelKey(event);
+    else if (p && !p.hidden && event.key === "Escape") { closePanel(true); handled = true; }  /* Esc closes it from anywhere */
+    else if (p && !p.hidden && event.key === "Tab") { (p.querySelector("[data-cat-filter]") || p.querySelector("[data-sev]")).focus(); handled = true; }
     else if (event.target.matches && event.target.matches("[data-span-cards] [data-col][tabindex]")) handled = caretKey(event, event.target);
     else if (event.target.matches && event.target.matches("[data-score-slider]") && (event.key === "PageUp" || event.key === "PageDown")) {
       var s = event.target;
@@ -748,6 +799,13 @@
     }
     if (event.target.matches("[data-score-slider]")) syncSlider(card, true);
     else if (event.target.matches("[data-score-number]")) syncSlider(card, false);
+  });
+  /* A click on an untouched slider gives the value under the pointer, even the 50 it already shows
+   * (no input event fires then). */
+  document.addEventListener("click", function (event) {
+    var slider = event.target.matches && event.target.matches("[data-score-slider]") ? event.target : null;
+    var card = slider && cardOf(slider);
+    if (card && scoreOf(card) === null) syncSlider(card, true);
   });
   document.addEventListener("change", function (event) {
     var card = cardOf(event.target);
