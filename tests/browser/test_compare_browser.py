@@ -106,3 +106,27 @@ def test_meta_evaluation_section_fits_and_is_accessible(browser_page, live_serve
         section.screenshot(path=str(screenshot_dir / f"compare-meta-{width}.png"))
         found = axe_violations(page)
         assert not found, describe(found, f"compare page {width}px")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_blonde_without_spacy_is_refused_under_the_backend_field(width, chromium_browser, live_server, screenshot_dir):
+    """The run form refuses BlonDe proper without a spaCy pipeline, next to the field to fix; nothing is queued."""
+    from evaluators.models import EvaluationJob
+
+    study = compare_study(slug=f"browser-blonde-{width}", spam_rate=0.0)
+    context = chromium_browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        login(page, live_server)
+        page.goto(f"{live_server.url}/reports/{study.slug}/compare/?bootstrap=50")
+        page.check("input[name=evaluators][value=blonde]")
+        page.click("button:has-text('Run')")
+        error = page.locator("p.errors", has_text="blonde needs a spaCy pipeline")
+        error.wait_for()
+        assert "spacy:en_core_web_sm" in error.inner_text() and "blonde-lex" in error.inner_text()
+        assert not EvaluationJob.objects.filter(study=study).exists()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        error.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"compare-blonde-refused-{width}.png"))
+    finally:
+        context.close()
