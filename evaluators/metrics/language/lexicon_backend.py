@@ -75,10 +75,11 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from evaluators.metrics.language import tagger
 from evaluators.metrics.language.base import Entity, Sentence, Token
 
 #: Version of this backend's own rules and tables (bump it when an analysis can change).
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 #: The entity label of the capitalisation heuristic (its type is not known).
 HEURISTIC_ENTITY_LABEL = "MISC"
@@ -362,6 +363,29 @@ def _english_word(word: str, initial: bool) -> tuple[str, str, str, bool]:
     return pos, _penn_tag(lower, lemma, pos), lemma, False
 
 
+#: The Penn tag of an English word whose tagger UPOS the tables do not give (open classes: :func:`_penn_tag`).
+_UPOS_PENN = {"DET": "DT", "PRON": "PRP", "ADP": "IN", "PART": "RP", "CCONJ": "CC", "SCONJ": "IN", "INTJ": "UH",
+              "NUM": "CD", "PUNCT": "NFP", "SYM": "SYM", "X": "FW", "PROPN": "NNP"}
+
+
+@lru_cache(maxsize=None)
+def _english_as(word: str, upos: str) -> tuple[str, str]:
+    """(Penn tag, lemma) of an English word read as ``upos`` (the tagger's choice where the tables chose another)."""
+    lower = word.lower()
+    if upos == "PROPN":
+        return "NNP", word
+    closed = _EN_CLOSED.get(lower)
+    if closed is not None and closed[0] == upos:
+        return closed[1], closed[2]
+    if upos in ("NOUN", "VERB", "ADJ", "ADV", "AUX"):
+        readings = _en_readings(lower).get("VERB" if upos == "AUX" else upos)
+        lemma = readings[0] if readings else (closed[2] if closed else _simplemma_lemma(lower, "en"))
+        return _penn_tag(lower, lemma, upos), lemma
+    if upos == "PUNCT":
+        return _PUNCT_TAGS.get(word, "NFP"), word
+    return _UPOS_PENN.get(upos, "XX"), closed[2] if closed else lower
+
+
 # --------------------------------------------------------------------------- other languages
 def _words(spec: str) -> dict[str, str]:
     """``"UPOS word word ..."`` lines -> word -> UPOS."""
@@ -535,13 +559,18 @@ def _chinese_sentence(text: str) -> Sentence:
     tokens: list[Token] = []
     entities: list[Entity] = []
     pairs = [(p.word, p.flag) for p in _jieba_posseg().cut(text)]
-    for i, (word, flag) in enumerate(pairs):
+    model = tagger.model("zh")
+    words = [w for w, _ in pairs if not w.isspace()]
+    tagged = iter(model.tag(words) if model else [None] * len(words))
+    for word, flag in pairs:
         if word.isspace():
             if tokens:
                 tokens[-1] = Token(tokens[-1].text, tokens[-1].lemma, tokens[-1].pos, whitespace=True)
             continue
-        pos = _JIEBA_POS.get(flag, _JIEBA_POS.get(flag[:1], "X"))
-        if flag == "x" and word.isalnum():
+        pos = next(tagged) or _JIEBA_POS.get(flag, _JIEBA_POS.get(flag[:1], "X"))
+        if flag in _JIEBA_ENTITY:  # jieba's names (a person, a place, an organisation) stay proper nouns
+            pos = "PROPN"
+        if flag == "x" and word.isalnum() and model is None:
             pos = "NUM" if word.isdigit() else "X"
         label = _JIEBA_ENTITY.get(flag)
         if label:
@@ -563,7 +592,7 @@ class LexiconBackend:
 
     def signature(self) -> str:
         versions = "|".join(f"{p}:{_package_version(p)}" for p in ("simplemma", "lemminflect", "jieba"))
-        return f"nlp:lexicon|{versions}|rules:{RULES_VERSION}"
+        return f"nlp:lexicon|{versions}|{tagger.signature()}|rules:{RULES_VERSION}"
 
     def analyse(self, segments: Sequence[str], language: str = "", *,
                 need: Collection[str] | None = None) -> list[Sentence]:
@@ -591,8 +620,11 @@ class LexiconBackend:
         names: list[bool] = []
         initial = True
         previous = ""
-        for word, space in tokenize(text, lang):
-            token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER)
+        pairs = tokenize(text, lang)
+        model = tagger.model(lang)
+        tags: Sequence[str | None] = model.tag([w for w, _ in pairs]) if model else [None] * len(pairs)
+        for (word, space), upos in zip(pairs, tags):
+            token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER, upos)
             tokens.append(token)
             names.append(name)
             previous = word.lower()
@@ -604,15 +636,23 @@ class LexiconBackend:
 
 
 @lru_cache(maxsize=500_000)
-def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool) -> tuple[Token, bool, bool]:
-    """(token, is-a-name, does-the-next-word-start-a-sentence) of one word (tokens are immutable: shared)."""
+def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool,
+           upos: str | None = None) -> tuple[Token, bool, bool]:
+    """(token, is-a-name, does-the-next-word-start-a-sentence) of one word (tokens are immutable: shared).
+
+    ``upos``: the tagger's part of speech for the word where it stands (None: no tagger for ``lang``).
+    """
     if lang == "en":
         pos, tag, lemma, name = _english_word(word, initial)
         if after_pronoun and word.lower() in ("'s", "’s"):
             pos, tag, lemma = "AUX", "VBZ", "be"  # it's, there's: "is", not the possessive
+        if upos is not None and upos != pos:
+            pos, tag, lemma = upos, *_english_as(word, upos)
         morph = _MORPH.get(tag, "") if pos in ("VERB", "AUX", "NOUN", "PROPN", "ADJ", "ADV") else ""
     else:
         pos, lemma, name = _other_word(word, lang, initial)
+        if upos is not None:
+            pos = upos
         tag, morph = "", ""
     token = Token(text=word, lemma=lemma, pos=pos, tag=tag, morph=morph, whitespace=space)
     # the next word starts a sentence after final punctuation, or after an opening quote at a start
