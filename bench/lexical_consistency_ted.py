@@ -13,7 +13,8 @@ are its translation of the talks (``doc``, segments in ``seg_id`` order); ``--re
 (``en_core_web_sm`` for zh->en, ``de_core_news_sm`` for en->de: installed, or from ``--site DIR``,
 a site-packages directory added at the end of ``sys.path``, e.g. the scratch environment of
 bench/blonde_upstream.py), with ``spacy:<pipeline>``; it prints both backends' %Con and %Full per
-system and the largest and mean absolute differences.
+system, the largest and mean absolute differences, and how many samples (block, word in focus) the two
+backends find in the reference and have in common.
 """
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ def main() -> None:
     parser.add_argument("--pair", choices=sorted(PIPELINES), default="zhen")
     parser.add_argument("--reference", default="refB")
     parser.add_argument("--site", type=Path, help="a site-packages directory holding the spaCy pipeline")
+    parser.add_argument("--without-tagger", action="store_true",
+                        help="the lexicon backend's context-free rules alone (its figures before the tagger)")
     args = parser.parse_args()
     if args.site:
         sys.path.append(str(args.site))
@@ -81,7 +84,7 @@ def main() -> None:
     docs = len({s.document for s in corpus.segments})
     print(f"TED {args.pair}: {len(corpus.segments)} segments in {docs} talks, reference {args.reference}, "
           f"{len(corpus.systems)} systems")
-    backends: list[Backend] = [LexiconBackend()]
+    backends: list[Backend] = [LexiconBackend(use_tagger=not args.without_tagger)]
     other = spacy_backend(pipeline)
     if other is not None:
         backends.append(other)
@@ -90,8 +93,18 @@ def main() -> None:
         start = time.process_time()
         result = LEXICAL_CONSISTENCY.evaluate(corpus, nlp=backend)
         results[backend.name] = {s.system: s for s in result.systems}
-        print(f"{backend.signature()}: {time.process_time() - start:.1f} s CPU; "
+        print(f"{backend.name}: {time.process_time() - start:.1f} s CPU; "
               f"signature {result.systems[0].signature if result.systems else '-'}")
+    samples = []
+    for backend in backends:
+        refs = dict(zip((s.key for s in corpus.segments), backend.analyse([s.reference for s in corpus.segments],
+                                                                          language)))
+        found = LEXICAL_CONSISTENCY.samples(corpus, refs, unknown_as_focus=backend.name == "lexicon")
+        samples.append({(x.document, x.block, x.lemma) for x in found})
+    if len(samples) == 2:
+        mine, theirs = samples
+        print(f"samples (block, word in focus): lexicon {len(mine)}, spaCy {len(theirs)}, "
+              f"both {len(mine & theirs)}")
     names = list(results)
     print(f"{'system':14s} " + "  ".join(f"{n[:22]:>22s} %Con / %Full" for n in names))
     gaps: dict[str, list[float]] = {"%Con": [], "%Full": []}

@@ -555,13 +555,13 @@ def _jieba_posseg() -> Any:
     return _JIEBA
 
 
-def _chinese_sentence(text: str) -> Sentence:
+def _chinese_sentence(text: str, model: tagger.Model | None) -> Sentence:
     tokens: list[Token] = []
     entities: list[Entity] = []
     pairs = [(p.word, p.flag) for p in _jieba_posseg().cut(text)]
-    model = tagger.model("zh")
     words = [w for w, _ in pairs if not w.isspace()]
-    tagged = iter(model.tag(words) if model else [None] * len(words))
+    untagged: list[str | None] = [None] * len(words)
+    tagged = iter(model.tag(words) if model else untagged)
     for word, flag in pairs:
         if word.isspace():
             if tokens:
@@ -587,12 +587,15 @@ class LexiconBackend:
     #: Analysed segments kept for the next call (evaluators of one run share them); cleared when full.
     cache_size = 400_000
 
-    def __init__(self) -> None:
+    def __init__(self, *, use_tagger: bool = True) -> None:
+        """``use_tagger=False``: the context-free rules alone (the benchmarks' "before" figures)."""
         self._cache: dict[tuple[str, str], Sentence] = {}
+        self.use_tagger = use_tagger
 
     def signature(self) -> str:
         versions = "|".join(f"{p}:{_package_version(p)}" for p in ("simplemma", "lemminflect", "jieba"))
-        return f"nlp:lexicon|{versions}|{tagger.signature()}|rules:{RULES_VERSION}"
+        tagged = tagger.signature() if self.use_tagger else "tagger:none"
+        return f"nlp:lexicon|{versions}|{tagged}|rules:{RULES_VERSION}"
 
     def analyse(self, segments: Sequence[str], language: str = "", *,
                 need: Collection[str] | None = None) -> list[Sentence]:
@@ -614,15 +617,16 @@ class LexiconBackend:
 
     def analyse_one(self, text: str, lang: str) -> Sentence:
         """One segment in language ``lang`` (normalised) as a :class:`Sentence`."""
+        model = tagger.model(lang) if self.use_tagger else None
         if lang in _CJK:
-            return _chinese_sentence(text)
+            return _chinese_sentence(text, model)
         tokens: list[Token] = []
         names: list[bool] = []
         initial = True
         previous = ""
         pairs = tokenize(text, lang)
-        model = tagger.model(lang)
-        tags: Sequence[str | None] = model.tag([w for w, _ in pairs]) if model else [None] * len(pairs)
+        untagged: list[str | None] = [None] * len(pairs)
+        tags: Sequence[str | None] = model.tag([w for w, _ in pairs]) if model else untagged
         for (word, space), upos in zip(pairs, tags):
             token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER, upos)
             tokens.append(token)

@@ -48,6 +48,12 @@ def test_signature_names_every_package_and_its_installed_version(lexicon: Lexico
                         sig)
 
 
+def test_without_the_tagger_the_signature_says_so_and_the_rules_alone_decide() -> None:
+    rules = LexiconBackend(use_tagger=False)
+    assert rules.signature().endswith("|tagger:none|rules:2")
+    assert [t.pos for t in analyse(rules, "She runs.").tokens] == ["PRON", "NOUN", "PUNCT"]  # context-free
+
+
 def test_english_tokens_split_clitics_as_spacy_and_keep_whitespace(lexicon: LexiconBackend) -> None:
     s = analyse(lexicon, "Qiao's friend didn't go, it's well-known.")
     assert [t.text for t in s.tokens] == ["Qiao", "'s", "friend", "did", "n't", "go", ",", "it", "'s",
