@@ -13,7 +13,8 @@ cuts text (:func:`evaluators.metrics.language.tagger.read_conllu`: English contr
 ``did`` ``n't``; elsewhere a multi-word token such as French ``du`` is one token tagged as its first
 word, ADP) and prints the UPOS accuracy, precision, recall and F1 of the words tagged NOUN,
 ADJ or PROPN against the rest, the same figures per tag, and with ``--speed`` the tokens tagged per
-second of CPU time (one process, the model already loaded).
+second of CPU time (one process, the model already loaded) and the tokens a fresh lexicon backend
+analyses per second (the sentences' words joined by spaces: tokenizer, tagger, lemmas, entities).
 
 The treebanks are not part of the repository: clone ``UniversalDependencies/UD_English-EWT`` (and
 German-GSD, French-GSD, Chinese-GSD) and pass their ``.conllu`` files.  The shipped models were
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluators.metrics.language import tagger  # noqa: E402
+from evaluators.metrics.language.lexicon_backend import LexiconBackend  # noqa: E402
 
 FOCUS = frozenset({"NOUN", "ADJ", "PROPN"})
 Sentence = tuple[list[str], list[str]]  # tokens, UPOS tags
@@ -179,7 +181,21 @@ def evaluate(model: tagger.Model, sentences: Sequence[Sentence], *, speed: bool)
         a, b, c = per_tag[tag]
         print(f"  {tag:5s} P {_ratio(a, a + b):.4f}  R {_ratio(a, a + c):.4f}  F1 {_ratio(2 * a, 2 * a + b + c):.4f}")
     if speed:
-        print(f"  speed: {total / cpu:,.0f} tokens/s CPU ({cpu:.2f} s for {total} tokens)")
+        print(f"  speed, tagger: {total / cpu:,.0f} tokens/s CPU ({cpu:.2f} s for {total} tokens)")
+        backend_speed(model.language, sentences)
+
+
+def backend_speed(language: str, sentences: Sequence[Sentence]) -> None:
+    """Tokens per CPU second of a fresh lexicon backend analysing the sentences' texts (words joined by spaces)."""
+    texts = [("" if language == "zh" else " ").join(words) for words, _ in sentences]
+    backend = LexiconBackend()
+    backend.analyse(texts[:1], language)  # loads the model, the lexicons and jieba's dictionary
+    start = time.process_time()
+    analysed = backend.analyse(texts[1:], language)
+    cpu = time.process_time() - start
+    n = sum(len(s.tokens) for s in analysed)
+    print(f"  speed, lexicon backend (a fresh backend: tokens, tags, lemmas, entities): {n / cpu:,.0f} tokens/s CPU "
+          f"({cpu:.2f} s for {n} tokens)")
 
 
 def _ratio(a: int, b: int) -> float:

@@ -30,7 +30,7 @@ import importlib
 import logging
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -83,22 +83,35 @@ def _jieba_tags() -> dict[str, str]:
     return dict(importlib.import_module("jieba.posseg").dt.word_tag_tab)
 
 
+def word_features(word: str, w: str, first: bool) -> list[str]:
+    """The features of a word itself (``w``: normalised; ``first``: first in the segment)."""
+    return ["b", "w=" + w, "s1=" + w[-1:], "s2=" + w[-2:], "s3=" + w[-3:], "p1=" + w[:1], "sh=" + shape(word),
+            "cap0=" + ("1" if first else "0") + ("X" if word[:1].isupper() else "x")]
+
+
+def neighbour_features(w: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The features a normalised word gives the word 2 after it, 1 after it, 1 before it and 2 before it."""
+    return ["w-2=" + w], ["w-1=" + w, "s3-1=" + w[-3:]], ["w+1=" + w, "s3+1=" + w[-3:]], ["w+2=" + w]
+
+
+def lexicon_features(lex: Sequence[str], i: int) -> list[str]:
+    """The lexicon tags of word ``i`` and its neighbours as features."""
+    return ["lx=" + lex[i], "lx+1=" + (lex[i + 1] if i + 1 < len(lex) else "-E-"),
+            "lx-1=" + (lex[i - 1] if i > 0 else "-S-")]
+
+
+def _padded(norm: Sequence[str]) -> list[str]:
+    return ["-S-", "-S-", *norm, "-E-", "-E-"]
+
+
 def static_features(words: Sequence[str], i: int, norm: Sequence[str],
                     lex: Sequence[str] | None = None) -> list[str]:
     """The features of word ``i`` that do not depend on the tags chosen before it (``lex``: lexicon tags)."""
-    w = norm[i]
-    word = words[i]
-    prev1 = norm[i - 1] if i > 0 else "-S-"
-    prev2 = norm[i - 2] if i > 1 else "-S-"
-    next1 = norm[i + 1] if i + 1 < len(norm) else "-E-"
-    next2 = norm[i + 2] if i + 2 < len(norm) else "-E-"
-    return [
-        "b", "w=" + w, "s1=" + w[-1:], "s2=" + w[-2:], "s3=" + w[-3:], "p1=" + w[:1], "sh=" + shape(word),
-        "cap0=" + ("1" if i == 0 else "0") + ("X" if word[:1].isupper() else "x"),
-        "w-1=" + prev1, "s3-1=" + prev1[-3:], "w-2=" + prev2,
-        "w+1=" + next1, "s3+1=" + next1[-3:], "w+2=" + next2,
-    ] + ([] if lex is None else ["lx=" + lex[i], "lx+1=" + (lex[i + 1] if i + 1 < len(lex) else "-E-"),
-                                 "lx-1=" + (lex[i - 1] if i > 0 else "-S-")])
+    padded = _padded(norm)
+    out = word_features(words[i], norm[i], i == 0)
+    out += neighbour_features(padded[i])[0] + neighbour_features(padded[i + 1])[1]
+    out += neighbour_features(padded[i + 3])[2] + neighbour_features(padded[i + 4])[3]
+    return out if lex is None else out + lexicon_features(lex, i)
 
 
 def tag_features(w: str, p1: str, p2: str) -> list[str]:
@@ -112,6 +125,10 @@ def features(words: Sequence[str], i: int, norm: Sequence[str], p1: str, p2: str
     return static_features(words, i, norm, lex) + tag_features(norm[i], p1, p2)
 
 
+#: Words whose feature rows a model keeps (cleared when full).
+ROW_CACHE_SIZE = 200_000
+
+
 @dataclass(frozen=True)
 class Model:
     """A trained tagger: ``weights[index[feature]]`` is a row of class scores."""
@@ -122,18 +139,47 @@ class Model:
     index: dict[str, int]
     weights: np.ndarray  # int8, features x classes (multiplied by ``scale``: the scores' order needs no scale)
     tagdict: dict[str, str]  # normalised word -> its only tag
+    #: (word, first) -> rows of its own features; normalised word -> rows it gives its neighbours
+    _own: dict[tuple[str, bool], list[int]] = field(default_factory=dict, compare=False, repr=False)
+    _around: dict[str, tuple[list[int], ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    def rows(self, names: Sequence[str]) -> list[int]:
+        """The weight rows of the features the model knows among ``names``."""
+        index = self.index
+        return [r for f in names if (r := index.get(f)) is not None]
+
+    def _own_rows(self, word: str, w: str, first: bool) -> list[int]:
+        rows = self._own.get((word, first))
+        if rows is None:
+            if len(self._own) >= ROW_CACHE_SIZE:
+                self._own.clear()
+            rows = self._own[(word, first)] = self.rows(word_features(word, w, first))
+        return rows
+
+    def _around_rows(self, w: str) -> tuple[list[int], ...]:
+        rows = self._around.get(w)
+        if rows is None:
+            if len(self._around) >= ROW_CACHE_SIZE:
+                self._around.clear()
+            rows = self._around[w] = tuple(self.rows(names) for names in neighbour_features(w))
+        return rows
 
     def tag(self, words: Sequence[str]) -> list[str]:
-        """One UPOS per word, greedy left to right."""
+        """One UPOS per word, greedy left to right (the same features as :func:`features`)."""
         norm = [normalise(w) for w in words]
         lex = lexicon_tags(self.language, words)
-        index, weights, classes, tagdict = self.index, self.weights, self.classes, self.tagdict
+        padded = _padded(norm)
+        weights, classes, tagdict = self.weights, self.classes, self.tagdict
         p1, p2 = START
         out = []
         for i, w in enumerate(norm):
             tag = tagdict.get(w)
             if tag is None:
-                rows = [r for f in features(words, i, norm, p1, p2, lex) if (r := index.get(f)) is not None]
+                rows = (self._own_rows(words[i], w, i == 0) + self._around_rows(padded[i])[0]
+                        + self._around_rows(padded[i + 1])[1] + self._around_rows(padded[i + 3])[2]
+                        + self._around_rows(padded[i + 4])[3] + self.rows(tag_features(w, p1, p2)))
+                if lex is not None:
+                    rows += self.rows(lexicon_features(lex, i))
                 tag = classes[int(weights[rows].sum(axis=0, dtype=np.int32).argmax())] if rows else classes[0]
             out.append(tag)
             p2, p1 = p1, tag
