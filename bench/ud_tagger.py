@@ -4,9 +4,11 @@ Train (writes ``evaluators/metrics/language/data/tagger/<lang>.npz`` unless ``--
 
     python bench/ud_tagger.py train en TRAIN.conllu [TRAIN.conllu ...] [--dev DEV.conllu] [--iterations 8]
 
-Measure (the figures of docs/evaluators.md, "The default language backend")::
+Measure (the figures of docs/evaluators.md, "The default language backend's tagger")::
 
-    python bench/ud_tagger.py evaluate en TEST.conllu [TEST.conllu ...] [--model FILE] [--speed]
+    python bench/ud_tagger.py evaluate en TEST.conllu [TEST.conllu ...] [--model FILE] [--speed [--min-speed N]]
+
+``make bench`` runs it on the committed English sample (``fixtures/ud/``) with ``--speed --min-speed 10000``.
 
 ``evaluate`` tags each sentence of the treebank on its gold tokenisation, cut as the backend's tokenizer
 cuts text (:func:`evaluators.metrics.language.tagger.read_conllu`: English contractions are UD's words,
@@ -153,7 +155,8 @@ def train(language: str, paths: Sequence[Path], *, iterations: int, out: Path, v
 
 
 # --------------------------------------------------------------------------- measuring
-def evaluate(model: tagger.Model, sentences: Sequence[Sentence], *, speed: bool) -> None:
+def evaluate(model: tagger.Model, sentences: Sequence[Sentence], *, speed: bool) -> float:
+    """Print the figures; return the lexicon backend's tokens per CPU second (0 without ``speed``)."""
     tp = fp = fn = right = total = 0
     per_tag: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # tp, fp, fn
     model.tag(sentences[0][0])  # loads what the model loads on first use (jieba's dictionary for Chinese)
@@ -182,10 +185,11 @@ def evaluate(model: tagger.Model, sentences: Sequence[Sentence], *, speed: bool)
         print(f"  {tag:5s} P {_ratio(a, a + b):.4f}  R {_ratio(a, a + c):.4f}  F1 {_ratio(2 * a, 2 * a + b + c):.4f}")
     if speed:
         print(f"  speed, tagger: {total / cpu:,.0f} tokens/s CPU ({cpu:.2f} s for {total} tokens)")
-        backend_speed(model.language, sentences)
+        return backend_speed(model.language, sentences)
+    return 0.0
 
 
-def backend_speed(language: str, sentences: Sequence[Sentence]) -> None:
+def backend_speed(language: str, sentences: Sequence[Sentence]) -> float:
     """Tokens per CPU second of a fresh lexicon backend analysing the sentences' texts (words joined by spaces)."""
     texts = [("" if language == "zh" else " ").join(words) for words, _ in sentences]
     backend = LexiconBackend()
@@ -196,6 +200,7 @@ def backend_speed(language: str, sentences: Sequence[Sentence]) -> None:
     n = sum(len(s.tokens) for s in analysed)
     print(f"  speed, lexicon backend (a fresh backend: tokens, tags, lemmas, entities): {n / cpu:,.0f} tokens/s CPU "
           f"({cpu:.2f} s for {n} tokens)")
+    return n / cpu
 
 
 def _ratio(a: int, b: int) -> float:
@@ -218,6 +223,8 @@ def main() -> None:
     e.add_argument("conllu", nargs="+", type=Path)
     e.add_argument("--model", type=Path, help="a model file (default: the shipped one)")
     e.add_argument("--speed", action="store_true", help="also print tokens tagged per CPU second")
+    e.add_argument("--min-speed", type=float, default=0.0,
+                   help="with --speed: exit 1 when the backend analyses fewer tokens per CPU second")
     args = parser.parse_args()
     if args.command == "train":
         out = args.out or tagger.DATA_DIR / f"{args.language}.npz"
@@ -230,7 +237,9 @@ def main() -> None:
         model = tagger.read(args.model) if args.model else tagger.model(args.language)
         if model is None:
             sys.exit(f"no model for {args.language} in {tagger.DATA_DIR}")
-        evaluate(model, read_all(args.conllu, args.language), speed=args.speed)
+        rate = evaluate(model, read_all(args.conllu, args.language), speed=args.speed)
+        if args.speed and rate < args.min_speed:
+            sys.exit(f"the lexicon backend analysed {rate:,.0f} tokens/s, below --min-speed {args.min_speed:,.0f}")
 
 
 if __name__ == "__main__":
