@@ -81,6 +81,7 @@ bench: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/meta_speed.py
 	$(PY) bench/evaluators_speed.py
 	$(PY) bench/score_speed.py
+	$(PY) bench/ud_tagger.py evaluate en fixtures/ud/en_ewt-ud-test.sample.conllu --speed --min-speed 10000
 
 # Load benchmark (docs/load.md): gunicorn + a throwaway PostgreSQL cluster + asyncio clients.
 # make loadtest ITEMS=100000 | FAULT=kill-worker | FAULT=stop-db | EXPLAIN=1 | PROFILE=1

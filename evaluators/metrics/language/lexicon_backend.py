@@ -1,7 +1,7 @@
-"""The lexicon language backend (``lexicon``, the default): installed lexicons and rules, nothing downloaded.
+"""The lexicon language backend (``lexicon``, the default): installed lexicons, rules and a tagger, nothing downloaded.
 
-Everything it uses ships inside a PyPI package, so it works on a fresh install
-with no model download:
+Everything it uses ships inside a PyPI package or this repository (the tagger's
+weights), so it works on a fresh install with no model download:
 
 * **tokens**: a regular-expression tokenizer (words — with inner hyphens,
   except in English, where a hyphen is a token of its own as in spaCy —,
@@ -15,8 +15,13 @@ with no model download:
   supports from ``simplemma`` (which keeps a German noun's capital:
   ``Häuser`` -> ``Haus``); Chinese words are their own lemma; a language
   ``simplemma`` does not know keeps the lower-cased word as its lemma.
-* **parts of speech**, *context-free* — a word gets the same tag wherever it
-  stands (spaCy's taggers look at the context; this backend does not):
+* **parts of speech**: in English, German, French and Chinese from a small
+  tagger trained on Universal Dependencies (:mod:`evaluators.metrics.language.tagger`,
+  weights in ``data/tagger/``), which reads the context; the English Penn tag and
+  lemma are then those of the part of speech it chose (:func:`_english_as`), and a
+  word jieba's dictionary calls a name stays PROPN.  Other languages (and every
+  language with ``use_tagger=False``) keep the *context-free* rules below, where
+  a word gets the same tag wherever it stands:
 
   - English: a closed-class table (pronouns, determiners, prepositions,
     conjunctions, auxiliaries and modals, ...) gives UPOS and Penn tag; other
@@ -63,7 +68,8 @@ with no model download:
 Per-word analyses are cached (``functools.lru_cache``), so a word's lookup is
 paid once per process, and so are analysed segments (up to 400,000 per backend
 instance), so that the evaluators of one run analyse a text once.  The
-signature names every package and its version, e.g. ``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|rules:1``.
+signature names every package and its version and the tagger, e.g.
+``nlp:lexicon|simplemma:2.0.0|lemminflect:0.2.3|jieba:0.42.1|tagger:ud-ap-1|rules:2``.
 """
 from __future__ import annotations
 
@@ -75,10 +81,11 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from evaluators.metrics.language import tagger
 from evaluators.metrics.language.base import Entity, Sentence, Token
 
 #: Version of this backend's own rules and tables (bump it when an analysis can change).
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 #: The entity label of the capitalisation heuristic (its type is not known).
 HEURISTIC_ENTITY_LABEL = "MISC"
@@ -362,6 +369,29 @@ def _english_word(word: str, initial: bool) -> tuple[str, str, str, bool]:
     return pos, _penn_tag(lower, lemma, pos), lemma, False
 
 
+#: The Penn tag of an English word whose tagger UPOS the tables do not give (open classes: :func:`_penn_tag`).
+_UPOS_PENN = {"DET": "DT", "PRON": "PRP", "ADP": "IN", "PART": "RP", "CCONJ": "CC", "SCONJ": "IN", "INTJ": "UH",
+              "NUM": "CD", "PUNCT": "NFP", "SYM": "SYM", "X": "FW", "PROPN": "NNP"}
+
+
+@lru_cache(maxsize=None)
+def _english_as(word: str, upos: str) -> tuple[str, str]:
+    """(Penn tag, lemma) of an English word read as ``upos`` (the tagger's choice where the tables chose another)."""
+    lower = word.lower()
+    if upos == "PROPN":
+        return "NNP", word
+    closed = _EN_CLOSED.get(lower)
+    if closed is not None and closed[0] == upos:
+        return closed[1], closed[2]
+    if upos in ("NOUN", "VERB", "ADJ", "ADV", "AUX"):
+        readings = _en_readings(lower).get("VERB" if upos == "AUX" else upos)
+        lemma = readings[0] if readings else (closed[2] if closed else _simplemma_lemma(lower, "en"))
+        return _penn_tag(lower, lemma, upos), lemma
+    if upos == "PUNCT":
+        return _PUNCT_TAGS.get(word, "NFP"), word
+    return _UPOS_PENN.get(upos, "XX"), closed[2] if closed else lower
+
+
 # --------------------------------------------------------------------------- other languages
 def _words(spec: str) -> dict[str, str]:
     """``"UPOS word word ..."`` lines -> word -> UPOS."""
@@ -531,17 +561,22 @@ def _jieba_posseg() -> Any:
     return _JIEBA
 
 
-def _chinese_sentence(text: str) -> Sentence:
+def _chinese_sentence(text: str, model: tagger.Model | None) -> Sentence:
     tokens: list[Token] = []
     entities: list[Entity] = []
     pairs = [(p.word, p.flag) for p in _jieba_posseg().cut(text)]
-    for i, (word, flag) in enumerate(pairs):
+    words = [w for w, _ in pairs if not w.isspace()]
+    untagged: list[str | None] = [None] * len(words)
+    tagged = iter(model.tag(words) if model else untagged)
+    for word, flag in pairs:
         if word.isspace():
             if tokens:
                 tokens[-1] = Token(tokens[-1].text, tokens[-1].lemma, tokens[-1].pos, whitespace=True)
             continue
-        pos = _JIEBA_POS.get(flag, _JIEBA_POS.get(flag[:1], "X"))
-        if flag == "x" and word.isalnum():
+        pos = next(tagged) or _JIEBA_POS.get(flag, _JIEBA_POS.get(flag[:1], "X"))
+        if flag in _JIEBA_ENTITY:  # jieba's names (a person, a place, an organisation) stay proper nouns
+            pos = "PROPN"
+        if flag == "x" and word.isalnum() and model is None:
             pos = "NUM" if word.isdigit() else "X"
         label = _JIEBA_ENTITY.get(flag)
         if label:
@@ -552,18 +587,21 @@ def _chinese_sentence(text: str) -> Sentence:
 
 # --------------------------------------------------------------------------- the backend
 class LexiconBackend:
-    """The default :class:`~evaluators.metrics.language.base.Backend`: lexicons and rules, context-free."""
+    """The default :class:`~evaluators.metrics.language.base.Backend`: lexicons, rules and a UD-trained tagger."""
 
     name = "lexicon"
     #: Analysed segments kept for the next call (evaluators of one run share them); cleared when full.
     cache_size = 400_000
 
-    def __init__(self) -> None:
+    def __init__(self, *, use_tagger: bool = True) -> None:
+        """``use_tagger=False``: the context-free rules alone (the benchmarks' "before" figures)."""
         self._cache: dict[tuple[str, str], Sentence] = {}
+        self.use_tagger = use_tagger
 
     def signature(self) -> str:
         versions = "|".join(f"{p}:{_package_version(p)}" for p in ("simplemma", "lemminflect", "jieba"))
-        return f"nlp:lexicon|{versions}|rules:{RULES_VERSION}"
+        tagged = tagger.signature() if self.use_tagger else "tagger:none"
+        return f"nlp:lexicon|{versions}|{tagged}|rules:{RULES_VERSION}"
 
     def analyse(self, segments: Sequence[str], language: str = "", *,
                 need: Collection[str] | None = None) -> list[Sentence]:
@@ -585,14 +623,18 @@ class LexiconBackend:
 
     def analyse_one(self, text: str, lang: str) -> Sentence:
         """One segment in language ``lang`` (normalised) as a :class:`Sentence`."""
+        model = tagger.model(lang) if self.use_tagger else None
         if lang in _CJK:
-            return _chinese_sentence(text)
+            return _chinese_sentence(text, model)
         tokens: list[Token] = []
         names: list[bool] = []
         initial = True
         previous = ""
-        for word, space in tokenize(text, lang):
-            token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER)
+        pairs = tokenize(text, lang)
+        untagged: list[str | None] = [None] * len(pairs)
+        tags: Sequence[str | None] = model.tag([w for w, _ in pairs]) if model else untagged
+        for (word, space), upos in zip(pairs, tags):
+            token, name, initial = _token(word, space, lang, initial, previous in _S_IS_AFTER, upos)
             tokens.append(token)
             names.append(name)
             previous = word.lower()
@@ -604,15 +646,23 @@ class LexiconBackend:
 
 
 @lru_cache(maxsize=500_000)
-def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool) -> tuple[Token, bool, bool]:
-    """(token, is-a-name, does-the-next-word-start-a-sentence) of one word (tokens are immutable: shared)."""
+def _token(word: str, space: bool, lang: str, initial: bool, after_pronoun: bool,
+           upos: str | None = None) -> tuple[Token, bool, bool]:
+    """(token, is-a-name, does-the-next-word-start-a-sentence) of one word (tokens are immutable: shared).
+
+    ``upos``: the tagger's part of speech for the word where it stands (None: no tagger for ``lang``).
+    """
     if lang == "en":
         pos, tag, lemma, name = _english_word(word, initial)
         if after_pronoun and word.lower() in ("'s", "’s"):
             pos, tag, lemma = "AUX", "VBZ", "be"  # it's, there's: "is", not the possessive
+        if upos is not None and upos != pos:
+            pos, tag, lemma = upos, *_english_as(word, upos)
         morph = _MORPH.get(tag, "") if pos in ("VERB", "AUX", "NOUN", "PROPN", "ADJ", "ADV") else ""
     else:
         pos, lemma, name = _other_word(word, lang, initial)
+        if upos is not None:
+            pos = upos
         tag, morph = "", ""
     token = Token(text=word, lemma=lemma, pos=pos, tag=tag, morph=morph, whitespace=space)
     # the next word starts a sentence after final punctuation, or after an opening quote at a start

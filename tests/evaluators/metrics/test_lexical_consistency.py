@@ -117,6 +117,23 @@ def test_only_nouns_and_adjectives_are_words_in_focus() -> None:
     assert verdicts(LEXICAL_CONSISTENCY.evaluate(corpus(REFERENCE, {"X": no_verbs})).systems[0]) == (4, 0, 0)
 
 
+def test_words_in_focus_are_nouns_where_they_stand_as_a_tagger_reads_them() -> None:
+    """Nouns whose base form is also a frequent verb (report, work, cut) are nouns after a determiner.
+
+    The word-list rules read them as verbs wherever they stood, so these samples were missed.
+    """
+    reference = ["The report arrived on Friday.", "Their work was hard and the cut was deep.",
+                 "She read the report about their work.", "The cut healed slowly."]
+    c = corpus(reference, {"A": reference})
+    refs = dict(zip((seg.key for seg in c.segments), get_backend("lexicon").analyse(reference, "en")))
+    assert sorted(x.lemma for x in LexicalConsistencyEvaluator().samples(c, refs)) == ["cut", "report", "work"]
+    # verbs stay out of focus: "reports" twice as a verb is no sample
+    verbs = ["She reports the news.", "He reports it too.", "Nobody listens.", "They left early."]
+    c = corpus(verbs, {"A": verbs})
+    refs = dict(zip((seg.key for seg in c.segments), get_backend("lexicon").analyse(verbs, "en")))
+    assert LexicalConsistencyEvaluator().samples(c, refs) == []
+
+
 def test_documents_shorter_than_a_block_and_the_last_partial_block() -> None:
     short = ["The cat sat.", "The cat slept."]  # cat twice, but two sentences: no block
     seven = ["The lamp was bright.", "A dog barked.", "It rained.", "The lamp fell.",  # block 1: lamp twice
