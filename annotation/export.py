@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from annotation.models import Judgment
-from studies.csvcells import csv_writer
+from studies.csvcells import SUSPECT_FIRST, csv_writer, escape_cell
 from studies.models import Candidate, Item, Study
 
 if TYPE_CHECKING:  # pandas is imported lazily: the CSV export does not need it
@@ -147,17 +147,21 @@ def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:
 SPAN_KEY_ORDER = ("start", "end", "side", "severity", "category", "note", "whole")
 
 
-def _cells(row: dict[str, Any], times: dict[datetime, str]) -> list[Any]:
-    """CSV cells: ISO 8601 times, lowercase booleans, empty for missing.
+def _cells(row: dict[str, Any], times: dict[datetime, str], raw: bool) -> list[Any]:
+    """CSV cells: ISO 8601 times, lowercase booleans, empty for missing; formula-like text escaped unless ``raw``.
 
     The rows of one judgment share their times, so formatted times are memoised
-    (``times``, cleared by the caller): formatting dominated the export's cost.
+    (``times``, cleared by the caller): formatting dominated the export's cost. Text is escaped
+    here (``escape_cell``, studies/csvcells.py), where its type is known, rather than by a second
+    pass over every cell: one set lookup per text cell.
     """
     cells = []
     for column in COLUMNS:
         value = row[column]
         kind = type(value)
-        if kind is str or kind is int:
+        if kind is str:
+            cells.append(value if raw or value[:1] not in SUSPECT_FIRST else escape_cell(value))
+        elif kind is int:
             cells.append(value)
         elif value is None:
             cells.append("")
@@ -168,8 +172,8 @@ def _cells(row: dict[str, Any], times: dict[datetime, str]) -> list[Any]:
             if text is None:
                 text = times[value] = value.isoformat()
             cells.append(text)
-        else:
-            cells.append(value)
+        else:  # floats (score) stay numbers; escape_cell changes text only
+            cells.append(value if raw else escape_cell(value))
     return cells
 
 
@@ -180,12 +184,12 @@ def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000, *, raw: bool = 
     unless ``raw``; numbers stay numbers.
     """
     buffer = io.StringIO()
-    writer = csv_writer(buffer, raw=raw)
+    writer = csv_writer(buffer, raw=True)  # the cells come escaped from _cells
     writer.writerow(COLUMNS)
     times: dict[datetime, str] = {}
     chunk = []
     for row in rows:
-        chunk.append(_cells(row, times))
+        chunk.append(_cells(row, times, raw))
         if len(chunk) == batch:
             writer.writerows(chunk)
             chunk.clear()

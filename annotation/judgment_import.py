@@ -44,7 +44,7 @@ from annotation.judgment_import_base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX
                                              JudgmentImportError, number, record_provenance, study_create,
                                              unsafe_input, unsafe_json)
 from studies import taxonomy as tx
-from studies.csvcells import unescape_cell
+from studies.csvcells import ESCAPE, unescape_cell
 from studies.span_checks import STORED_SPAN_FIELDS, sorted_spans
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
 from studies.spam import CONTROL_ERROR_KEY
@@ -116,8 +116,8 @@ def _records(name: str, content: str) -> list[tuple[int, dict[str, Any]]]:
             records.append((line_no, value))
         return records
     reader = csv.DictReader(io.StringIO(text))  # cells escaped by the export (studies/csvcells.py) read back as written
-    return [(reader.line_num, {k: unescape_cell(v) if isinstance(v, str) else v for k, v in row.items()})
-            for row in reader]
+    return [(reader.line_num, {k: unescape_cell(v) if isinstance(v, str) and v[:1] == ESCAPE else v
+                               for k, v in row.items()}) for row in reader]
 
 
 def _bool(value: Any) -> bool | None:

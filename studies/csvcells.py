@@ -25,6 +25,8 @@ from typing import Any, Iterable, Protocol, Sequence
 #: First characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 ESCAPE = "'"
+#: First characters that may need a look (the formula starts and the escape itself): one set lookup a cell.
+SUSPECT_FIRST = frozenset((*FORMULA_STARTS, ESCAPE))
 
 
 class RowWriter(Protocol):
@@ -39,7 +41,7 @@ def _needs_escape(text: str) -> bool:
 
 def escape_cell(value: Any) -> Any:
     """``value`` as a spreadsheet-safe cell: a string that could start a formula gets a leading ``'``."""
-    if isinstance(value, str) and _needs_escape(value):
+    if isinstance(value, str) and value[:1] in SUSPECT_FIRST and _needs_escape(value):
         return ESCAPE + value
     return value
 
@@ -52,7 +54,9 @@ def unescape_cell(text: str) -> str:
 
 
 def escape_row(row: Iterable[Any]) -> list[Any]:
-    return [escape_cell(value) for value in row]
+    """The row's cells through :func:`escape_cell` (the export's hot loop: most cells fail the first test)."""
+    return [ESCAPE + value if isinstance(value, str) and value[:1] in SUSPECT_FIRST and _needs_escape(value) else value
+            for value in row]
 
 
 class _EscapingWriter:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from studies.csvcells import unescape_cell
+from studies.csvcells import ESCAPE, unescape_cell
 
 
 class TableFileError(ValueError):
@@ -83,8 +83,17 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
                             skip_blank_lines=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise TableFileError(f"{path}: cannot parse: {exc}") from None
-    # The product's own CSVs escape formula-like text (studies/csvcells.py): read them back as they were.
-    return frame.map(unescape_cell) if not frame.empty else frame
+    return _unescaped(frame)
+
+
+def _unescaped(frame: pd.DataFrame) -> pd.DataFrame:
+    """The product's own CSVs escape formula-like text with a leading ' (studies/csvcells.py): read them back
+    as they were. Only the cells starting with ' are looked at (a vectorised test per column)."""
+    for column in frame.columns:
+        quoted = frame[column].str.startswith(ESCAPE, na=False)
+        if quoted.any():
+            frame.loc[quoted, column] = frame.loc[quoted, column].map(unescape_cell)
+    return frame
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
