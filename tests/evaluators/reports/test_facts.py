@@ -268,6 +268,11 @@ def test_a_google_like_mqm_tsv_gives_one_rater_per_segment_and_claims_nothing_un
     # one rater per segment: agreement is undefined, and the paragraph says why instead of printing n/a
     assert "Inter-annotator agreement cannot be computed: every segment (item × candidate) was rated by one" in text
     assert "Gwet's AC1 = n/a" not in text
+    # the text report says the same
+    out = io.StringIO()
+    call_command("agreement", study.slug, "--bootstrap", "20", stdout=out)
+    assert "judgments: imported from mqm_newstest_ende.tsv (format mqm-tsv; source: Google's WMT21" in out.getvalue()
+    assert "per segment 1/1/1" in out.getvalue() and "system names hidden not recorded" in out.getvalue()
     # the page's "For a paper" box is the same paragraph
     assert paper.methods_paragraph(json.loads(json.dumps(report))) == text
 
