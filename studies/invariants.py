@@ -191,7 +191,7 @@ def free_copy_title(study: Study) -> str:
         k += 1
 
 
-_NOT_COPIED = {"id", "slug", "title", "status", "created_at"}
+_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance"}  # a copy collects its own judgments
 
 
 @transaction.atomic

@@ -88,6 +88,7 @@ def study_report_text(report: dict) -> str:
     dropped = pol.get("dropped") or {}
     if dropped:
         out.append("dropped: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
+    out.extend(_facts_lines(report.get("facts") or {}))
     out.append("")
     out.append("Agreement (" + ("ties kept" if pol.get("ties") == "keep" else "ties dropped") + ")")
     out.extend(_agreement_lines(report))
@@ -177,6 +178,39 @@ def _score_ranking_lines(report: dict) -> list[str]:
         out += ["", f"Score agreement: Krippendorff's alpha (interval) {fmt(alpha)} over {scores.get('n_units')} "
                     f"segments, {scores.get('n_raters')} raters"]
     return out
+
+
+def _spread(block: dict | None) -> str:
+    if block is None:
+        return "none judged"
+    return f"{block['min']}/{block['median']}/{block['max']}"
+
+
+def _facts_lines(facts: dict) -> list[str]:
+    """How the judgments were collected and the raters per unit (the report's ``facts``; null = not recorded)."""
+    if not facts:
+        return []
+    collection = facts.get("collection") or {}
+    how = collection.get("how")
+    if how == "imported":
+        origin = (f"imported from {collection.get('file')} (format {collection.get('format')}"
+                  + (f"; source: {collection['source']}" if collection.get("source") else "; source not recorded")
+                  + ")")
+    elif how == "file":
+        origin = f"read from {collection.get('file')}"
+    else:
+        origin = "collected with this tool"
+    recorded = facts.get("recorded") or {}
+
+    def said(value: Any) -> str:
+        return "not recorded" if value is None else str(value).lower()
+    timing = recorded.get("timing")
+    times = "not recorded" if timing is None else f"{timing['n_timed']} of {timing['n_judgments']} judgments"
+    return [f"judgments: {origin}",
+            f"raters min/median/max: per segment {_spread(facts.get('raters_per_segment'))}, per item "
+            f"{_spread(facts.get('raters_per_item'))}, per document {_spread(facts.get('raters_per_document'))}",
+            f"recorded: system names hidden {said(recorded.get('blinding'))}, candidate order randomised "
+            f"{said(recorded.get('order_randomised'))}, answer times {times}"]
 
 
 def exclusion_clause(n_excluded: int, excluded_policy: str | None) -> str:

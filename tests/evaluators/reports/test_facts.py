@@ -268,6 +268,11 @@ def test_a_google_like_mqm_tsv_gives_one_rater_per_segment_and_claims_nothing_un
     # one rater per segment: agreement is undefined, and the paragraph says why instead of printing n/a
     assert "Inter-annotator agreement cannot be computed: every segment (item × candidate) was rated by one" in text
     assert "Gwet's AC1 = n/a" not in text
+    # the text report says the same
+    out = io.StringIO()
+    call_command("agreement", study.slug, "--bootstrap", "20", stdout=out)
+    assert "judgments: imported from mqm_newstest_ende.tsv (format mqm-tsv; source: Google's WMT21" in out.getvalue()
+    assert "per segment 1/1/1" in out.getvalue() and "system names hidden not recorded" in out.getvalue()
     # the page's "For a paper" box is the same paragraph
     assert paper.methods_paragraph(json.loads(json.dumps(report))) == text
 
@@ -322,18 +327,30 @@ def test_every_import_format_records_its_provenance_and_the_paragraph_claims_onl
 def test_a_legacy_import_gets_its_provenance_back_from_the_description():
     import importlib
 
-    migration = importlib.import_module("studies.migrations.0014_facts_study_provenance")
-    study = make_study(slug="legacy")
-    Study.objects.filter(pk=study.pk).update(description=(
-        "Reference systems: ref.\n\nImported with import_judgments from old.tsv (format mqm-tsv; sha256 " + "a" * 64
-        + "; 10 rows, 4 judgments) on 2026-01-02 03:04:05 UTC."), provenance={})
-
     from django.apps import apps
 
+    migration = importlib.import_module("studies.migrations.0015_facts_study_provenance")
+    sentence = ("Reference systems: ref.\n\nImported with import_judgments from old.tsv (format mqm-tsv; sha256 "
+                + "a" * 64 + "; 10 rows, {n} judgments) on 2026-01-02 03:04:05 UTC.")
+    imported, copied = make_study(slug="legacy"), make_study(slug="legacy-copy")
+    Study.objects.filter(pk=imported.pk).update(description=sentence.format(n=0), provenance={})
+    # a copy of an imported study: the description came along, the judgments (none yet) are its own
+    Study.objects.filter(pk=copied.pk).update(description=sentence.format(n=4), provenance={})
     migration.backfill(apps, None)
-    study.refresh_from_db()
-    assert study.provenance["how"] == "imported" and study.provenance["file"] == "old.tsv"
-    assert study.provenance["format"] == "mqm-tsv" and study.provenance["imported_at"] == "2026-01-02T03:04:05+00:00"
+    imported.refresh_from_db()
+    copied.refresh_from_db()
+    assert imported.provenance["how"] == "imported" and imported.provenance["file"] == "old.tsv"
+    assert imported.provenance["format"] == "mqm-tsv"
+    assert imported.provenance["imported_at"] == "2026-01-02T03:04:05+00:00"
+    assert copied.provenance == {}
+
+
+def test_a_copy_of_an_imported_study_is_not_imported(tmp_path):
+    from studies.invariants import study_copy
+
+    study = import_file(tmp_path, "google.tsv", google_like_tsv(), "mqm-tsv")
+    assert study.provenance["how"] == "imported"
+    assert study_copy(study=study, slug="google-copy").provenance == {}
 
 
 def test_the_report_pages_paper_box_is_the_facts_paragraph(tmp_path, client, admin_user):

@@ -17,11 +17,20 @@ FORMAT_NAMES = {
 }
 
 
+JUDGMENTS = re.compile(r"(\d+) judgments")
+
+
 def backfill(apps, schema_editor):
+    """Imported studies get their provenance from the description's sentence; a copy of one (its description
+    copied, its judgments collected here) does not: the sentence's judgment count must be the study's."""
     Study = apps.get_model("studies", "Study")
+    Judgment = apps.get_model("annotation", "Judgment")
     for study in Study.objects.filter(description__contains="Imported with import_judgments from ").iterator():
         match = LEGACY.search(study.description)
-        if match is None:
+        counted = JUDGMENTS.search(match["summary"]) if match else None
+        if match is None or counted is None:
+            continue
+        if Judgment.objects.filter(assignment__item__study=study).count() != int(counted[1]):
             continue
         study.provenance = {"how": "imported", "format": match["format"],
                             "format_name": FORMAT_NAMES.get(match["format"], match["format"]), "file": match["file"],
@@ -33,7 +42,8 @@ def backfill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('studies', '0013_i15_tutorial'),
+        ('studies', '0014_annot_snap_words_context_languages'),
+        ('annotation', '0009_assignment_skip'),  # the backfill counts an imported study's judgments
     ]
 
     operations = [
