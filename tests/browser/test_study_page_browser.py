@@ -91,3 +91,22 @@ def test_inviting_pilots_updates_the_status_card_and_audit_details_read_as_text(
         assert not (v := axe_violations(page)), describe(v, f"study page {width}")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_quality_page_marks_pilot_annotators(chromium_browser, live_server, screenshot_dir: Path, width):
+    from annotation.services import annotators_create
+
+    study = make_study(slug=f"quality-pilot-{width}", n_items=2, status="pilot")
+    regular = annotators_create(study=study, count=2)
+    pilots = annotators_create(study=study, count=1, is_pilot=True)
+    context, page = _signed_in_page(chromium_browser, live_server, WIDTHS[width])
+    try:
+        page.goto(f"{live_server.url}/studies/{study.slug}/quality/")
+        assert "(3, 1 pilot)" in page.locator("#quality-h").inner_text()
+        assert page.locator(f"#q-{pilots[0].code} .badge.pilot").is_visible()
+        assert all(page.locator(f"#q-{a.code} .badge.pilot").count() == 0 for a in regular)
+        page.screenshot(path=str(screenshot_dir / f"quality-pilot-{width}.png"))
+        assert not (v := axe_violations(page)), describe(v, f"quality page {width}")
+    finally:
+        context.close()
