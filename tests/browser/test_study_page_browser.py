@@ -110,3 +110,40 @@ def test_quality_page_marks_pilot_annotators(chromium_browser, live_server, scre
         assert not (v := axe_violations(page)), describe(v, f"quality page {width}")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_compare_scatter_labels_do_not_overlap(chromium_browser, live_server, screenshot_dir: Path, width):
+    """The TED en-de MQM subset (13 systems) scored with BLEU: labels measured in the page overlap no other label."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from annotation.judgment_import_mqm import mqm_tsv_import
+    from studies.demo_span import WMT_MQM_FIXTURE
+
+    slug = f"ted-{width}"
+    mqm_tsv_import(name=WMT_MQM_FIXTURE.name, content=WMT_MQM_FIXTURE.read_text(encoding="utf-8"), slug=slug,
+                   unclosed="close-at-end")
+    call_command("evaluate", slug, "--evaluator=bleu", stdout=StringIO())
+    context, page = _signed_in_page(chromium_browser, live_server, WIDTHS[width])
+    try:
+        page.goto(f"{live_server.url}/reports/{slug}/compare/?bootstrap=100")
+        svg = page.locator(".plots svg").first
+        svg.wait_for()
+        n_points = svg.locator("circle").count()
+        assert n_points >= 10
+        boxes = page.evaluate("""() => Array.from(document.querySelector('.plots svg').querySelectorAll('.pt-label'))
+            .map(t => { const b = t.getBBox(); return [t.textContent, b.x, b.y, b.x + b.width, b.y + b.height]; })""")
+        for k, a in enumerate(boxes):
+            for b in boxes[k + 1:]:
+                assert not (a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]), (a[0], b[0])
+        caption = page.locator(".plot-figure figcaption").first.inner_text()
+        named = {b[0] for b in boxes}
+        unnamed = n_points - len(named)
+        assert unnamed == 0 or caption.count("(human ") == unnamed  # every unlabelled point is listed with its values
+        page.locator(".plots").scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"compare-scatter-{width}.png"))
+        assert not (v := axe_violations(page)), describe(v, f"compare page {width}")
+    finally:
+        context.close()
