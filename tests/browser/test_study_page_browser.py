@@ -147,3 +147,23 @@ def test_compare_scatter_labels_do_not_overlap(chromium_browser, live_server, sc
         assert not (v := axe_violations(page)), describe(v, f"compare page {width}")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_esa_report_without_ac1_values_shows_a_sentence_not_an_empty_chart(chromium_browser, live_server,
+                                                                           screenshot_dir: Path, width):
+    from tests.research.test_report_charts import esa_with_phenomena
+
+    study = esa_with_phenomena(f"esa-{width}", 1)
+    context, page = _signed_in_page(chromium_browser, live_server, WIDTHS[width])
+    try:
+        page.goto(f"{live_server.url}/reports/{study.slug}/?bootstrap=50")
+        section = page.locator("section[aria-labelledby=phen-h]")
+        assert section.locator("svg").count() == 0
+        note = section.locator("#phen-chart-note")
+        assert note.is_visible() and note.inner_text().startswith("No AC1 chart: AC1 is undefined for every phenomenon")
+        section.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"esa-report-phenomena-{width}.png"))
+        assert not (v := axe_violations(page)), describe(v, f"ESA report {width}")
+    finally:
+        context.close()
