@@ -164,6 +164,7 @@ def test_the_preview_names_redundancy_once_and_the_admin_form_has_the_same_range
     """The preview listed ``redundancy`` twice (summary and settings); the admin took 0-32767, the file 1-100."""
     import re
 
+    from django import forms
     from django.core.exceptions import ValidationError
 
     from studies.forms import StudyAdminForm
@@ -175,7 +176,7 @@ def test_the_preview_names_redundancy_once_and_the_admin_form_has_the_same_range
     assert "spam_rate" not in terms
     assert re.search(r'<dd id="preview-redundancy">7 annotators judge each item</dd>', page)
     field = StudyAdminForm().fields["redundancy"]
-    assert (field.min_value, field.max_value) == (1, 100) and "(1–100)" in str(field.help_text)
+    assert isinstance(field, forms.IntegerField) and (field.min_value, field.max_value) == (1, 100) and "(1–100)" in str(field.help_text)
     for bad in (0, 101, 500):
         assert not field.widget.attrs["min"] <= bad <= field.widget.attrs["max"]
         with pytest.raises(ValidationError):
