@@ -191,8 +191,9 @@ def _place(span: dict[str, Any], bounds: Bounds, item: str, source: str, target:
         else:
             placement.unmarked.append(item)
             return k, MqmError(error.category, error.severity, (), error.note)
-    if end > hi:
-        placement.cut.append(item)
+    if end > hi:  # a cut is said only when the span reaches into the next sentence (not just its line break)
+        if k + 1 < len(bounds) and end > bounds[k + 1][0]:
+            placement.cut.append(item)
         end = hi
     return k, MqmError(error.category, error.severity, (Span(where.side, start - lo, end - lo),), error.note)
 

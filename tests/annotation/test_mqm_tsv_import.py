@@ -446,7 +446,9 @@ def test_a_document_unit_study_exports_one_row_per_sentence_and_imports_back(tmp
 def test_a_span_over_a_sentence_boundary_is_written_once_and_said(tmp_path):
     study = _document_study("doc-cut", allow_overlap=True)
     # b1/reference "Hello.\nHow are you?": 0-10 runs from sentence 1 into sentence 2; 6-7 is the line break alone
-    marks = {("b1", "reference"): [_mark("Fluency/Grammar", 0, 10), _mark("Style/Awkward", 6, 7, severity="minor")]}
+    marks = {("b1", "reference"): [_mark("Fluency/Grammar", 0, 10), _mark("Style/Awkward", 6, 7, severity="minor")],
+             # "Yes.\nAnd you?\nFine.": 0-5 is "Yes." and its line break only: cut silently, not a crossing
+             ("b2", "reference"): [_mark("Fluency/Punctuation", 0, 5, severity="minor")]}
     _judge_document_study(study, lambda ext, system: marks.get((ext, system), []))
     path = tmp_path / "cut.tsv"
     err = io.StringIO()
@@ -457,6 +459,7 @@ def test_a_span_over_a_sentence_boundary_is_written_once_and_said(tmp_path):
                                                           ("Hello.", "Style/Awkward")] * 2)
     second = [r for r in rows if r[0] == "reference" and r[3] == "b1.2"]
     assert {r[7] for r in second} == {"No-error"}  # the cut span is counted once, in its first sentence
+    assert {r[6] for r in rows if r[0] == "reference" and r[3] == "b2.1"} == {"<v>Yes.</v>"}
     message = " ".join(err.getvalue().split())
     assert "2 span(s) run over a sentence boundary (items: b1)" in message
     assert "2 span(s) mark the whole block or only the line break between two sentences (items: b1)" in message
