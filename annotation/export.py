@@ -201,11 +201,23 @@ def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000, *, raw: bool = 
     yield buffer.getvalue()
 
 
+#: Columns that hold JSON text in a row (and a CSV cell); JSON Lines writes them as JSON values, not strings.
+JSON_COLUMNS = frozenset({"spans", "control_error"})
+
+
+def _jsonl_value(column: str, value: Any) -> Any:
+    """A row's value as JSON Lines writes it: times in ISO 8601, the JSON-text columns decoded (a real array)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if column in JSON_COLUMNS and isinstance(value, str):
+        return json.loads(value)
+    return value
+
+
 def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """JSON Lines, one object per row, times in ISO 8601."""
+    """JSON Lines, one object per row, times in ISO 8601, ``spans``/``control_error`` as JSON (not JSON text)."""
     for row in rows:
-        yield json.dumps({c: (row[c].isoformat() if isinstance(row[c], datetime) else row[c]) for c in COLUMNS},
-                         ensure_ascii=False) + "\n"
+        yield json.dumps({c: _jsonl_value(c, row[c]) for c in COLUMNS}, ensure_ascii=False) + "\n"
 
 
 def export_lines(study: Study, *, fmt: str = "csv", history: bool = False, raw: bool = False) -> Iterator[str]:

@@ -5,10 +5,11 @@ import json
 from typing import Any
 
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.urls import reverse
 from django.utils.html import format_html
 
-from studies.importing import StudyFileError, read_items_file
+from studies.importing import REDUNDANCY_MAX, REDUNDANCY_MIN, StudyFileError, read_items_file
 from studies.invariants import candidate_change_errors, item_change_errors, study_change_errors
 from studies.models import CHOICE_OPTIONS, LOCKED_CODE, Candidate, Item, Study
 from studies.jsonlimits import JSONTooDeep, json_loads_limited
@@ -117,6 +118,13 @@ class StudyAdminForm(forms.ModelForm):
         for name in ("taxonomy", "severities", "mqm_weights"):
             if name in self.fields:  # callable defaults (list, dict): compare with the stored value, not a hidden copy
                 self.fields[name].show_hidden_initial = False
+        redundancy = self.fields.get("redundancy")
+        if isinstance(redundancy, forms.IntegerField):  # the study file's range, not the column's 0-32767
+            redundancy.min_value, redundancy.max_value = REDUNDANCY_MIN, REDUNDANCY_MAX
+            redundancy.validators = [v for v in redundancy.validators if not hasattr(v, "limit_value")] + [
+                MinValueValidator(REDUNDANCY_MIN), MaxValueValidator(REDUNDANCY_MAX)]
+            redundancy.widget.attrs.update(min=REDUNDANCY_MIN, max=REDUNDANCY_MAX)
+            redundancy.help_text = f"Distinct annotators who judge each item ({REDUNDANCY_MIN}–{REDUNDANCY_MAX})."
 
     def clean_options(self) -> list[str]:
         options = self.cleaned_data["options"]

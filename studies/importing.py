@@ -26,6 +26,9 @@ from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Candidate, Item, Prot
 from studies.sentences import check_alignment, check_sentences
 from studies.spam import spam_items_create
 
+#: The one range of ``redundancy`` (the study file, the import page, the admin form).
+REDUNDANCY_MIN, REDUNDANCY_MAX = 1, 100
+
 SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
     "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
@@ -180,8 +183,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         errors.extend(tx.weights_errors(fields["mqm_weights"]))
     if "unit" in fields and fields["unit"] not in Unit.values:
         errors.append(f"settings.unit: {fields['unit']!r} is not one of {', '.join(Unit.values)}")
-    if "redundancy" in fields and not 1 <= fields["redundancy"] <= 100:
-        errors.append("settings.redundancy: must be between 1 and 100")
+    if "redundancy" in fields and not REDUNDANCY_MIN <= fields["redundancy"] <= REDUNDANCY_MAX:
+        errors.append(f"settings.redundancy: must be between {REDUNDANCY_MIN} and {REDUNDANCY_MAX}")
     if "spam_rate" in fields and not 0 <= fields["spam_rate"] <= 0.5:
         errors.append("settings.spam_rate: must be between 0 and 0.5")
     if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:

@@ -36,7 +36,9 @@ def study_file_summary(parsed: ParsedStudy) -> dict[str, Any]:
         "phenomena": sorted(phenomena.items()),
         "spam_rate": spam_rate, "n_spam": n_spam, "redundancy": redundancy,
         "n_needed": (len(items) + n_spam) * redundancy,
-        "settings": {k: v for k, v in fields.items() if k not in ("slug", "title", "protocol", "description")},
+        # every other setting, once: redundancy and spam_rate are in the lines above (with what they give)
+        "settings": {k: v for k, v in fields.items()
+                     if k not in ("slug", "title", "protocol", "description", "redundancy", "spam_rate")},
     }
 
 

@@ -143,10 +143,23 @@ def phenomenon_svg(by_phenomenon: dict, *, coefficient: str = "gwet_ac1", name: 
     for phen, block in by_phenomenon.items():
         c = block.get("coefficients", {}).get(coefficient, {})
         rows.append((phen, c.get("value"), c.get("ci_low"), c.get("ci_high")))
+    if all(r[1] is None for r in rows):  # nothing to plot: no chart of "undefined" rows (phenomenon_chart_note)
+        return ""
     lows = [v for r in rows for v in (r[1], r[2]) if v is not None]
     lo = -1.0 if lows and min(lows) < -0.5 else -0.5 if lows and min(lows) < 0 else 0.0
     return interval_chart(rows, title=f"Gwet's {name} per phenomenon, with 95% CI", axis_label=name,
                           lo=lo, hi=1.0, reference_line=0.0 if lo < 0 else None, bars=True)
+
+
+def phenomenon_chart_note(by_phenomenon: dict, *, coefficient: str = "gwet_ac1", name: str = "AC1") -> str:
+    """Why there is no per-phenomenon chart when there are phenomena but no value to plot ('' otherwise)."""
+    blocks = [b.get("coefficients", {}).get(coefficient, {}) for b in by_phenomenon.values()]
+    if not blocks or any(c.get("value") is not None for c in blocks):
+        return ""
+    # the statistics core's notes, without its hint to callers of agreement() ("pass the full category list …")
+    reasons = list(dict.fromkeys(str(c["note"]).split("; pass ")[0] for c in blocks if c.get("note")))
+    why = f": {'; '.join(reasons)}" if reasons else ""
+    return f"No {name} chart: {name} is undefined for every phenomenon{why}."
 
 
 def _kappa_colour(value: float | None) -> str:

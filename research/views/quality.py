@@ -82,6 +82,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
         "rows": [{"q": q, "a": by_code[q.annotator], "error": (errors or {}).get(q.annotator, ""),
                   "reason": (reasons or {}).get(q.annotator, "")} for q in rows],
         "n_excluded": sum(a.excluded for a in annotators),
+        "n_pilot": sum(a.is_pilot for a in annotators),
         "n_over_redundancy": study_over_redundancy(study=study),
         "show_score_drop": study.is_span_protocol and study.uses_score,
         "span_controls": study_span_controls(study=study),

@@ -130,6 +130,7 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
                       for name, block in report["by_phenomenon"].items()],
         "ranking_svg": report_svg.ranking_svg(report.get("ranking")),
         "phenomenon_svg": report_svg.phenomenon_svg(report["by_phenomenon"]),
+        "phenomenon_chart_note": report_svg.phenomenon_chart_note(report["by_phenomenon"]),
         "kappa_svg": report_svg.kappa_heatmap_svg(report.get("pairwise_cohen_kappa", [])),
         "kappa_min_shared": report_svg.KAPPA_MIN_SHARED,
         "downloads": [(name, reverse("evaluators:report-csv", args=[study.slug, name]) + query)

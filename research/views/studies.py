@@ -76,6 +76,7 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "invite_form": InviteForm(), "quality_url": _quality_url(study), "report_url": f"/reports/{study.slug}/",
         "formats": FORMATS, "blinding": blinding, "typography": typography,
         "lifecycle": _lifecycle(study), **_access_context(request, study),
+        "members_notice": request.session.pop(MEMBERS_NOTICE_KEY, None),
     })
 
 
@@ -89,7 +90,29 @@ def _access_context(request: HttpRequest, study: Study) -> dict:
     may = {action: access.role_allows(role, action) for action in access.ACTIONS}
     events = list(study.audit_events.order_by("-at", "-pk")[:AUDIT_ON_PAGE]) if may["audit"] else []
     return {"may": may, "my_role": role, "members": access.members_of(study), "roles": Role.choices,
-            "audit_events": events, "audit_limit": AUDIT_ON_PAGE}
+            "audit_events": [{"event": e, "details": audit_details(e.details)} for e in events],
+            "audit_limit": AUDIT_ON_PAGE}
+
+
+def _detail_value(value: object) -> str:
+    """One audit detail as a reader wants it: yes/no, lists joined, nested objects as key value pairs."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_detail_value(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k.replace('_', ' ')} {_detail_value(v)}" for k, v in value.items()) if value else "none"
+    return str(value)
+
+
+def audit_details(details: object) -> list[tuple[str, str]]:
+    """An event's details as (label, text) pairs for the page: ``{"count": 3, "pilot": True}`` is
+    count 3, pilot yes (the raw JSON stays in ``export_judgments --audit``)."""
+    if not isinstance(details, dict):
+        return [("", _detail_value(details))] if details not in (None, "", [], {}) else []
+    return [(str(k).replace("_", " "), _detail_value(v)) for k, v in details.items()]
 
 
 @require_POST
@@ -101,10 +124,23 @@ def study_members(request: HttpRequest, slug: str) -> HttpResponse:
         message = membership_set(study=study, username=request.POST.get("username", ""),
                                  role=request.POST.get("role", ""), by=request.user)
     except ValidationError as exc:
-        messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items()))
-    else:
-        messages.success(request, message)
+        _members_notice(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items()),
+                        error=True)
+        # no #fragment: browsers skip autofocus on a page opened at a fragment, and the field (with its error
+        # beside it) is what the page must open on
+        return redirect("studies:detail", slug=study.slug)
+    _members_notice(request, message, error=False)
     return redirect(reverse("studies:detail", args=[study.slug]) + "#members")
+
+
+#: The members form's outcome, shown at the form after the redirect (not at the top of the page, 2,500 px away).
+MEMBERS_NOTICE_KEY = "studies.members_notice"
+
+
+def _members_notice(request: HttpRequest, text: str, *, error: bool) -> None:
+    request.session[MEMBERS_NOTICE_KEY] = {"text": text, "error": error,
+                                           "username": request.POST.get("username", "") if error else "",
+                                           "role": request.POST.get("role", "") if error else ""}
 
 
 def _lifecycle(study: Study) -> dict:
@@ -157,10 +193,11 @@ def study_invite(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                                     is_pilot=form.cleaned_data["pilot"])
         audit(request.user, "invited", study, count=len(created), pilot=form.cleaned_data["pilot"], via="page")
     if request.htmx:
-        response = render(request, "studies/_annotators.html", {
+        # the table, and out of band the cards that count annotators (the pilot count of the status card)
+        return render(request, "studies/_invite_response.html", {
             "study": study, "rows": _annotator_rows(request, study), "invite_form": form,
-            "new_codes": {a.code for a in created}}, status=200 if form.is_valid() else 400)
-        return response
+            "new_codes": {a.code for a in created}, "lifecycle": _lifecycle(study), "oob": True,
+            **_access_context(request, study)}, status=200 if form.is_valid() else 400)
     if form.is_valid():
         messages.success(request, f"{len(created)} annotator(s) invited.")
     else:

@@ -32,7 +32,15 @@
     var button = event.target.closest ? event.target.closest(".js-copy") : null;
     if (button) { copy(button); }
   });
-  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  // A refused members form comes back with its error beside the field (role=alert) and the field autofocused;
+  // bring the error and the field to the middle of the screen (autofocus alone may leave the error off the top).
+  function focusRefused() {
+    var field = document.querySelector("[aria-invalid=true][aria-describedby=members-notice]");
+    if (!field) { return; }
+    document.getElementById("members-notice").scrollIntoView({block: "center"});
+    field.focus({preventScroll: true});
+  }
+  document.addEventListener("DOMContentLoaded", function () { init(document); focusRefused(); });
   // The annotator table is swapped in by htmx after an invitation.
   // (an outerHTML swap may fire on the replaced element, so look at the whole document).
   document.addEventListener("htmx:afterSwap", function () { init(document); });

@@ -291,8 +291,19 @@ def _with_control_errors(text: str, fmt: str, slug: str) -> str:
     rows = [json.loads(line) for line in text.splitlines()] if fmt == "jsonl" else list(csv.DictReader(io.StringIO(text)))
     for row in rows:
         cell = row["control_error"]
-        assert (json.loads(cell) if cell else None) == errors.get(row["item"])
+        decoded = cell if fmt == "jsonl" else (json.loads(cell) if cell else None)  # JSON Lines: a JSON value
+        assert decoded == errors.get(row["item"])
     return text
+
+
+def _with_json_text_cells(text: str) -> str:
+    """A JSON Lines export as older versions wrote it: ``spans`` and ``control_error`` as JSON text in JSON."""
+    rows = [json.loads(line) for line in text.splitlines()]
+    for row in rows:
+        for column in ("spans", "control_error"):
+            if row[column] is not None:
+                row[column] = json.dumps(row[column], ensure_ascii=False, separators=(",", ":"))
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 def _without_control_column(text: str) -> str:
@@ -311,14 +322,21 @@ def _without_control(report_data: dict) -> dict:
 
 @pytest.mark.parametrize("protocol, answer, fmt, control_column", [
     ("esa", _esa_answer, "csv", True), ("esa", _esa_answer, "jsonl", True), ("mqm", _mqm_answer, "csv", True),
-    ("mqm", _mqm_answer, "csv", False)])
+    ("mqm", _mqm_answer, "csv", False), ("mqm", _mqm_answer, "jsonl", True),
+    ("mqm", _mqm_answer, "jsonl-old", True)])
 def test_span_and_score_exports_round_trip(tmp_path, protocol, answer, fmt, control_column):
     study = _span_study("orig", protocol)
     _judge(study, 4, answer)
     assert Item.objects.filter(study=study, is_spam=True).exists()
     path = tmp_path / f"orig.{fmt}"
-    text = export("orig", fmt)
-    path.write_text(_with_control_errors(text, fmt, "orig") if control_column else _without_control_column(text))
+    text = export("orig", "jsonl" if fmt.startswith("jsonl") else fmt)
+    if fmt.startswith("jsonl"):  # spans are JSON arrays in JSON Lines, not JSON text inside JSON
+        spans = [json.loads(line)["spans"] for line in text.splitlines()]
+        assert all(isinstance(s, list) for s in spans if s is not None) and any(s for s in spans)
+    if fmt == "jsonl-old":  # an export written before spans were arrays is read as well
+        path.write_text(_with_json_text_cells(_with_control_errors(text, "jsonl", "orig")))
+    else:
+        path.write_text(_with_control_errors(text, fmt, "orig") if control_column else _without_control_column(text))
     original, stored = report("orig"), _stored("orig")
     # As on another server: the original is gone, so the annotators keep their codes (span agreement lists
     # rater pairs, and precision/recall, in code order).

@@ -360,3 +360,116 @@ def test_an_imported_mqm_study_round_trips_through_the_export_format(tmp_path):
     call_command("import_judgments", str(export), "--format", "export", "--slug", "again", stdout=io.StringIO())
     again = Study.objects.get(slug="again")
     assert {k[1]: v for k, v in judgments_of(again).items()} == {k[1]: v for k, v in before.items()}
+
+
+# --- document-unit studies: one segment per sentence ----------------------------------------------------------
+
+_BLOCKS = {  # item id -> (document, position, source sentences, {system: sentences})
+    "b1": ("dlg-1", 0, ["Bonjour.", "Ça va ?"], {"reference": ["Hello.", "How are you?"],
+                                                 "sys1": ["Good day.", "It goes?"]}),
+    "b2": ("dlg-1", 1, ["Oui.", "Et toi ?", "Bien."], {"reference": ["Yes.", "And you?", "Fine."],
+                                                      "sys1": ["Yes.", "And toi?", "Good."]}),
+    "b3": ("dlg-2", 0, ["Merci."], {"reference": ["Thanks."], "sys1": ["Mercy."]}),
+}
+
+
+def _document_study(slug: str, **settings: Any) -> Study:
+    from studies.importing import study_import
+
+    items = [{"id": ext, "document_id": doc, "position": pos, "source": "\n".join(src), "source_sentences": src,
+              "candidates": [{"system": system, "text": "\n".join(sents), "sentences": sents,
+                              "is_reference": system == "reference"} for system, sents in cands.items()]}
+             for ext, (doc, pos, src, cands) in _BLOCKS.items()]
+    data = {"slug": slug, "title": "Document MQM", "protocol": "mqm", "items": items,
+            "settings": {"unit": "document", "redundancy": 2, "spam_rate": 0.0, "show_source": True, **settings}}
+    return study_import(data=data, status="open")
+
+
+def _judge_document_study(study: Study, spans_of) -> list[Annotator]:
+    """Two annotators rate every block; ``spans_of(item id, system)`` gives the spans (as stored, block offsets)."""
+    from annotation.selectors import ordered_candidates
+    from annotation.services import annotators_create, assignment_next, judgment_submit
+
+    annotators = annotators_create(study=study, count=2)
+    for annotator in annotators:
+        while (assignment := assignment_next(annotator=annotator)) is not None:
+            judgment_submit(assignment=assignment, payload={"annotations": {
+                c.public_id: {"spans": spans_of(assignment.item.external_id, c.system)}
+                for c in ordered_candidates(assignment)}})
+    return annotators
+
+
+def _mark(category: str, start: int, end: int, side: str = "target", severity: str = "major") -> dict[str, Any]:
+    return {"start": start, "end": end, "side": side, "severity": severity, "category": category}
+
+
+def test_a_document_unit_study_exports_one_row_per_sentence_and_imports_back(tmp_path):
+    """Document blocks -> Google's TSV, one segment per sentence with the document id -> import -> export again."""
+    study = _document_study("doc-mqm")
+    # b2/sys1 is "Yes.\nAnd toi?\nGood.": "toi" (9-12) is in sentence 2, "Good" (14-18) in sentence 3;
+    # b1's source "Bonjour.\nÇa va ?": "Ça va" (9-14) is sentence 2 of the source.
+    marks = {("b2", "sys1"): [_mark("Accuracy/Mistranslation", 9, 12), _mark("Style/Awkward", 14, 18, severity="minor")],
+             ("b1", "sys1"): [_mark("Accuracy/Omission", 9, 14, side="source")]}
+    _judge_document_study(study, lambda ext, system: marks.get((ext, system), []))
+    path = run_export("doc-mqm", tmp_path)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    assert rows[0] == HEADER.split("\t")
+    body = rows[1:]
+    # every (sentence, system, rater): 6 sentences x 2 systems x 2 raters, one row each (one error a sentence here)
+    assert len(body) == 6 * 2 * 2
+    assert {(r[1], r[2], r[3]) for r in body} == {
+        ("dlg-1", "1", "b1.1"), ("dlg-1", "2", "b1.2"), ("dlg-1", "3", "b2.1"), ("dlg-1", "4", "b2.2"),
+        ("dlg-1", "5", "b2.3"), ("dlg-2", "1", "b3.1")}  # doc_id numbers the sentences of the whole document
+    assert all("\n" not in cell for r in body for cell in r)
+    toi = [r for r in body if r[0] == "sys1" and r[3] == "b2.2"]
+    assert [(r[5], r[6], r[7], r[8]) for r in toi] == [("Et toi ?", "And <v>toi</v>?", "Accuracy/Mistranslation",
+                                                        "Major")] * 2
+    good = [r for r in body if r[0] == "sys1" and r[3] == "b2.3"]
+    assert {(r[6], r[8]) for r in good} == {("<v>Good</v>.", "Minor")}
+    omission = [r for r in body if r[0] == "sys1" and r[3] == "b1.2"]
+    assert {(r[5], r[6]) for r in omission} == {("<v>Ça va</v> ?", "It goes?")}
+    clean = [r for r in body if r[0] == "sys1" and r[3] == "b2.1"]  # a sentence without a mark was judged clean
+    assert {(r[5], r[6], r[7], r[8]) for r in clean} == {("Oui.", "Yes.", "No-error", "No-error")}
+    again = run_import(path, "--slug", "doc-again")
+    stored = judgments_of(again)
+    assert stored[(body[0][4], "dlg-1:4:b2.2")]["sys1"] == [{"start": 4, "end": 7, "side": "target",
+                                                               "severity": "major",
+                                                               "category": "Accuracy/Mistranslation"}]
+    assert stored[(body[0][4], "dlg-1:2:b1.2")]["sys1"] == [{
+        "start": 0, "end": 5, "side": "source", "severity": "major", "category": "Accuracy/Omission"}]
+    assert stored[(body[0][4], "dlg-1:3:b2.1")] == {"reference": [], "sys1": []}
+    # round trip: the imported (sentence-unit) study exports to the same file
+    assert run_export("doc-again", tmp_path, "again.tsv").read_text(encoding="utf-8") == \
+        path.read_text(encoding="utf-8")
+
+
+def test_a_span_over_a_sentence_boundary_is_written_once_and_said(tmp_path):
+    study = _document_study("doc-cut", allow_overlap=True)
+    # b1/reference "Hello.\nHow are you?": 0-10 runs from sentence 1 into sentence 2; 6-7 is the line break alone
+    marks = {("b1", "reference"): [_mark("Fluency/Grammar", 0, 10), _mark("Style/Awkward", 6, 7, severity="minor")],
+             # "Yes.\nAnd you?\nFine.": 0-5 is "Yes." and its line break only: cut silently, not a crossing
+             ("b2", "reference"): [_mark("Fluency/Punctuation", 0, 5, severity="minor")]}
+    _judge_document_study(study, lambda ext, system: marks.get((ext, system), []))
+    path = tmp_path / "cut.tsv"
+    err = io.StringIO()
+    call_command("export_judgments", "doc-cut", "--format", "mqm-tsv", "--output", str(path), stderr=err)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    first = [r for r in rows if r[0] == "reference" and r[3] == "b1.1"]
+    assert sorted((r[6], r[7]) for r in first) == sorted([("<v>Hello.</v>", "Fluency/Grammar"),
+                                                          ("Hello.", "Style/Awkward")] * 2)
+    second = [r for r in rows if r[0] == "reference" and r[3] == "b1.2"]
+    assert {r[7] for r in second} == {"No-error"}  # the cut span is counted once, in its first sentence
+    assert {r[6] for r in rows if r[0] == "reference" and r[3] == "b2.1"} == {"<v>Yes.</v>"}
+    message = " ".join(err.getvalue().split())
+    assert "2 span(s) run over a sentence boundary (items: b1)" in message
+    assert "2 span(s) mark the whole block or only the line break between two sentences (items: b1)" in message
+
+
+def test_a_document_block_whose_texts_do_not_align_is_refused_naming_it(tmp_path):
+    study = _document_study("doc-bad")
+    _judge_document_study(study, lambda ext, system: [])
+    Candidate.objects.filter(item__study=study, item__external_id="b3", system="sys1").update(
+        text="Mercy.\nMore.", sentences=[])
+    with pytest.raises(CommandError, match=r"item 'b3': its source and candidates have different numbers of "
+                                           r"sentences \(1, 2\)"):
+        run_export("doc-bad", tmp_path)

@@ -123,3 +123,25 @@ def test_detail_page_shows_the_blinding_lint_of_the_stored_items(staff):
     response = staff.get(reverse("studies:detail", args=["blind"]))
     assert not {"typographic_quotes"} & set(response.context["blinding"].share_of)
     assert "normalised on screen" in response.content.decode()
+
+
+def test_members_form_error_is_shown_at_the_form_once(staff):
+    """It was a message at the top of the page while the page reloaded at the form, 2,500 px below."""
+    make_study(slug="mem", n_items=1)
+    response = staff.post(reverse("studies:members", args=["mem"]), {"username": "ghost", "role": "viewer"})
+    assert response.status_code == 302 and response["Location"] == reverse("studies:detail", args=["mem"])
+    page = staff.get(response["Location"]).content.decode()
+    assert 'class="messages"' not in page
+    assert '<p id="members-notice" class="errors" role="alert">username: no user &#x27;ghost&#x27;</p>' in page
+    assert 'value="ghost" aria-invalid="true" aria-describedby="members-notice" autofocus' in page
+    assert page.index('id="members-notice"') > page.index('id="members-h"')
+    assert "members-notice" not in staff.get(response["Location"]).content.decode()  # shown once
+
+
+def test_inviting_pilots_sends_the_status_card_out_of_band(staff):
+    make_study(slug="pil", n_items=1, status="pilot")
+    assert "(0 invited)" in staff.get(reverse("studies:detail", args=["pil"])).content.decode()
+    response = staff.post(reverse("studies:invite", args=["pil"]), {"count": 2, "pilot": "1"}, HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert response.status_code == 200 and 'id="annotators"' in page
+    assert 'id="lifecycle" aria-labelledby="lifecycle-h" hx-swap-oob="true"' in page and "(2 invited)" in page

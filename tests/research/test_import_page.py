@@ -158,3 +158,27 @@ def test_preview_shows_blinding_warnings_before_anything_is_created(staff):
 def test_preview_without_a_reference_cue_shows_no_blinding_section(staff):
     response = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(study_file(slug="ok")))})
     assert response.context["blinding"].findings == [] and "Blinding warnings" not in response.content.decode()
+
+
+def test_the_preview_names_redundancy_once_and_the_admin_form_has_the_same_range(staff):
+    """The preview listed ``redundancy`` twice (summary and settings); the admin took 0-32767, the file 1-100."""
+    import re
+
+    from django import forms
+    from django.core.exceptions import ValidationError
+
+    from studies.forms import StudyAdminForm
+
+    data = study_file(slug="once", n_items=4, settings={"redundancy": 7, "spam_rate": 0.0})
+    page = staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))}).content.decode()
+    terms = re.findall(r"<dt>([^<]*)</dt>", page)
+    assert [t for t in terms if "edundancy" in t] == ["Redundancy"]
+    assert "spam_rate" not in terms
+    assert re.search(r'<dd id="preview-redundancy">7 annotators judge each item</dd>', page)
+    field = StudyAdminForm().fields["redundancy"]
+    assert isinstance(field, forms.IntegerField) and (field.min_value, field.max_value) == (1, 100) and "(1–100)" in str(field.help_text)
+    for bad in (0, 101, 500):
+        assert not field.widget.attrs["min"] <= bad <= field.widget.attrs["max"]
+        with pytest.raises(ValidationError):
+            field.clean(bad)
+    assert field.clean(100) == 100

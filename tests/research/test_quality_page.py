@@ -143,3 +143,14 @@ def test_no_system_names_needed_and_constant_queries(staff, study):
     with CaptureQueriesContext(connection) as many:
         staff.get("/studies/qp/quality/")
     assert len(few) == len(many)
+
+
+def test_pilot_annotators_are_marked(staff, study):
+    """The quality page listed pilot annotators like everyone else, with nothing to tell them apart."""
+    pilot = annotators_create(study=study, count=1, is_pilot=True)[0]
+    page = staff.get(f"/studies/{study.slug}/quality/").content.decode()
+    assert "(4, 1 pilot)" in page and 'id="pilot-note"' in page
+    rows = {code: re.search(rf'<tr id="q-{code}".*?</tr>', page, re.S).group(0)
+            for code in study.annotators.values_list("code", flat=True)}
+    assert 'class="badge pilot"' in rows[pilot.code]
+    assert all('class="badge pilot"' not in row for code, row in rows.items() if code != pilot.code)

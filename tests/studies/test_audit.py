@@ -249,7 +249,21 @@ def test_the_study_page_shows_the_last_20_events(study: Study, manager: Any) -> 
         audit(None, "invited", study, count=k, pilot=False)
     page = manager.get(reverse("studies:detail", args=[study.slug])).content.decode()
     assert page.count("<td>invited</td>") == 20
-    assert "&#x27;count&#x27;: 24" in page and "&#x27;count&#x27;: 4," not in page
+    # details read as text (label, value), not as a Python dict
+    assert '<span class="muted">count</span> 24</li>' in page and '<span class="muted">count</span> 4</li>' not in page
+    assert '<span class="muted">pilot</span> no</li>' in page and "&#x27;count&#x27;" not in page
+
+
+def test_audit_details_are_rendered_as_label_and_text() -> None:
+    from research.views.studies import audit_details
+
+    assert audit_details({"count": 3, "pilot": True, "via": "page"}) == [
+        ("count", "3"), ("pilot", "yes"), ("via", "page")]
+    assert audit_details({"fields": ["redundancy", "spam_rate"], "reason": None, "over_redundancy": False,
+                          "changes": {"before": "draft", "after": "open"}, "ids": []}) == [
+        ("fields", "redundancy, spam_rate"), ("reason", "—"), ("over redundancy", "no"),
+        ("changes", "before draft; after open"), ("ids", "none")]
+    assert audit_details({}) == [] and audit_details(None) == [] and audit_details("text") == [("", "text")]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])

@@ -61,9 +61,11 @@ class Command(BaseCommand):
         if options["history"]:
             raise CommandError("--history: the mqm-tsv format holds current judgments only (use csv or jsonl)")
         try:
-            text, n_rows = mqm_tsv_text(study)
+            text, n_rows, warnings = mqm_tsv_text(study)
         except MqmExportError as exc:
             raise CommandError(str(exc))
+        for warning in warnings:
+            self.stderr.write(f"note: {warning}")
         audit(user, "judgments_exported", study, format=MQM_TSV, history=False, via="export_judgments",
               output=options["output"] or "stdout")
         self._write(iter([text]), options["output"], lambda: f"{n_rows} row(s) written to {options['output']}")

@@ -14,6 +14,7 @@ from annotation.models import Judgment
 from annotation.services import annotators_create
 from studies.demo import DEMO_STUDIES, write_study_files
 from studies.blinding import parsed_study_lint
+from studies.demo_blinding import blinding_notes
 from studies.importing import StudyFileError, parse_study, study_import
 from studies.models import Candidate, Status, Study
 
@@ -67,11 +68,12 @@ class Command(BaseCommand):
             self.stdout.write(f"  page:  {base}{reverse('studies:detail', args=[slug])}")
             if state == "created":  # the blinding lint as annotators will see the texts (docs/protocols/blinding.md)
                 parsed = parse_study({**data, "slug": f"{slug}-lint"})  # its own slug is taken now
-                warnings = parsed_study_lint(fields=parsed.fields, items=parsed.items).messages()
-                self.stdout.write(f"  blinding: {len(warnings)} warning(s)" + (":" if warnings else
-                                  " (typography normalised; docs/protocols/blinding.md)"))
-                for warning in warnings:
+                notes = blinding_notes(data, parsed_study_lint(fields=parsed.fields, items=parsed.items))
+                self.stdout.write(f"  blinding: {len(notes)} warning(s)" + (", each with whether it matters "
+                                  "for this study:" if notes else " (typography normalised; docs/protocols/blinding.md)"))
+                for warning, note in notes:  # studies/demo_blinding.py: why each does or does not matter
                     self.stdout.write(f"    {warning}")
+                    self.stdout.write(f"      -> {note}")
             for annotator in annotators:
                 self.stdout.write(f"  annotator {annotator.code}: {invitation_url(annotator, base)}")
         self._imported_mqm(base, reset=options["reset"])
