@@ -36,7 +36,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from evaluators.metrics.corpus import Corpus
+from evaluators.metrics.corpus import Corpus, reference_streams
 from evaluators.metrics.sacrebleu_metrics import KINDS, SacrebleuEvaluator
 from evaluators.metrics.sacrebleu_metrics import BLEU_EVALUATOR, CHRF_EVALUATOR, TER_EVALUATOR
 
@@ -107,7 +107,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
     from sacrebleu.significance import PairedTest, Result
 
     metric = setup.metric
-    metric._ref_cache = metric._cache_references([[seg.reference for seg in common]])
+    metric._ref_cache = metric._cache_references(reference_streams(common))
     named: list[tuple[str, Sequence[str]]] = [(name, [seg.hypotheses[name] for seg in common]) for name in systems]
     with _SEED_LOCK:
         saved = os.environ.get("SACREBLEU_SEED")

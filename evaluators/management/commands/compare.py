@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.comparison.selectors import evaluators_for_study, study_comparison
 from evaluators.comparison.core import HUMAN_SCORES
+from evaluators.metrics.study_corpus import ReferenceChoiceError
 from studies import access
 
 
@@ -30,6 +31,9 @@ def comparison_text(result: dict[str, Any]) -> str:
                   if mean.get("mean") is not None else "")
             rank = '—' if s['rank'] is None else s['rank']
             lines.append(f"  #{rank} {system}: {_fmt(s['score'], 4)}{ci}")
+        refs = e.get("references") or []
+        if refs:
+            lines.append(f"  reference{'s' if len(refs) > 1 else ''}: {', '.join(refs)}")
         for signature in (e.get("signature") or "").splitlines():
             lines.append(f"  signature: {signature}")
         paired = e.get("paired")
@@ -77,6 +81,11 @@ class Command(BaseCommand):
                             help="Human system score to correlate with (default expected_wins).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples for CIs (default 1000).")
         parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
+        parser.add_argument("--reference", metavar="NAME", default=None,
+                            help="The reference system of the comparison (one of the study's reference candidates): "
+                                 "the other references are ranked and correlated like systems, and only the "
+                                 "evaluators scored against NAME are compared. Default: every reference is left "
+                                 "out of the ranking and each evaluator names the reference(s) it used.")
         parser.add_argument("--output", metavar="FILE", help="Write to FILE instead of standard output.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -90,8 +99,11 @@ class Command(BaseCommand):
             if unknown:
                 raise CommandError(f"no scores for evaluator(s) {', '.join(unknown)} in {study.slug}; "
                                    f"available: {', '.join(sorted(known)) or 'none'}")
-        result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
-                                  n_boot=opts["bootstrap"], seed=opts["seed"])
+        try:
+            result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
+                                      n_boot=opts["bootstrap"], seed=opts["seed"], reference=opts["reference"])
+        except ReferenceChoiceError as exc:
+            raise CommandError(f"--reference: {exc}") from None
         out = (json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n" if opts["json"]
                else comparison_text(result))
         if opts["output"]:

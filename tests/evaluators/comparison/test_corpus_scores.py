@@ -77,7 +77,7 @@ def test_bleu_system_score_is_sacrebleus_corpus_bleu_with_its_signature(study):
     metric = BLEU()
     expected = metric.corpus_score(hyps, [refs])
     assert bleu.system_scores["sys3"]["score"] == pytest.approx(expected.score)
-    assert bleu.signature == str(metric.get_signature())
+    assert bleu.signature == f"{metric.get_signature()}|ref:reference"  # sacrebleu's, naming the reference
     sentence_mean = sum(r.score for r in MetricScore.objects.filter(evaluator=bleu, system="sys3")) / len(refs)
     assert sentence_mean != pytest.approx(expected.score)  # the old system score (a mean) is not what is shown
     e = next(x for x in study_comparison(study=study, n_boot=100)["evaluators"] if x["name"] == "bleu")
