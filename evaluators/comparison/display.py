@@ -125,6 +125,7 @@ def corpus_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
                               "p": "" if t["is_baseline"] else _p(t["p_value"]),
                               "significant": bool(t.get("significant"))})
         groups.append({"name": e["name"], "signature": (e.get("signature") or "").splitlines(),
+                       "references": e.get("references") or [],
                        "backend": e.get("backend") or "", "system_score": e["system_score"],
                        "notes": e.get("evaluator_notes") or [], "tests": tests,
                        "method": paired["method_name"] if paired else "",

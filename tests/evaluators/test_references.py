@@ -158,3 +158,46 @@ def test_compare_names_the_references_and_with_one_chosen_ranks_the_other(two_re
     bleu = chosen["evaluators"][0]
     assert bleu["references"] == ["refB"] and set(bleu["systems"]) == {"sysX", "sysY", "ref"}
     assert chosen["references"]["chosen"] == "refB"
+
+
+@pytest.fixture
+def staff():
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    client = Client()
+    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_the_compare_page_offers_the_references_and_runs_with_the_one_chosen(staff, two_refs,
+                                                                             django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    page = staff.get(reverse("compare-report", args=[two_refs.slug]), {"bootstrap": 10}).content.decode()
+    assert '<select name="reference">' in page and '<option value="refB">refB' in page
+    assert 'id="id_reference"' in page and "all references (ref, refB): bleu, chrf, ter only" in page  # the run form
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(reverse("compare-run", args=[two_refs.slug]),
+                              {"evaluators": ["pronoun-f"], "reference": "refB"})
+    assert response.status_code == 302
+    assert Evaluator.objects.get(study=two_refs, name="pronoun-f").references == ["refB"]
+    page = staff.get(reverse("compare-report", args=[two_refs.slug]),
+                     {"bootstrap": 10, "reference": "refB"}).content.decode()
+    assert 'data-field="references">Reference: refB<' in page and "--reference refB" in page
+    bad = staff.get(reverse("compare-report", args=[two_refs.slug]), {"reference": "sysX"})
+    assert bad.status_code == 400 and "not a reference of this study; its references: ref, refB" in bad.content.decode()
+    bad = staff.post(reverse("compare-run", args=[two_refs.slug]), {"evaluators": ["pronoun-f"], "reference": "sysX"})
+    assert bad.status_code == 400 and "reference: Select a valid choice" in bad.content.decode()
+
+
+def test_the_compare_api_takes_a_reference(staff, two_refs):
+    from django.urls import reverse
+
+    evaluator_run(study=two_refs, name="pronoun-f", reference="refB")
+    url = reverse("api-study-compare", args=[two_refs.slug])
+    body = staff.get(url, {"reference": "refB", "bootstrap": 10}).json()
+    assert body["references"]["chosen"] == "refB" and "ref" in body["human"]["systems"]
+    assert body["evaluators"][0]["references"] == ["refB"]
+    bad = staff.get(url, {"reference": "nope"})
+    assert bad.status_code == 400 and "its references: ref, refB" in bad.json()["errors"]["reference"][0]
