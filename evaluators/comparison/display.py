@@ -50,12 +50,14 @@ def t_test_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
         block = e["paired_t_tests"]
         tests = [{"a": t["a"], "b": t["b"], "n": t["n"], "mean_diff": _num(t["mean_diff"], 4),
                   "ci": (f"{_num(t['ci_low'], 4)} … {_num(t['ci_high'], 4)}" if t["ci_low"] is not None else ""),
-                  "t": _num(t["t"]), "p": _p(t["p_value"]), "better": t["better"] or "—",
-                  "significant": t["p_value"] is not None and t["p_value"] < 0.05, "note": t.get("note") or ""}
+                  "t": _num(t["t"]), "p": _p(t["p_value"]), "better": t.get("better") or "—",
+                  "significant": bool(t.get("better")),
+                  "note": "; ".join(n for n in (t.get("verdict"), t.get("note")) if n)}
                  for t in block["tests"]]
         n_significant = sum(1 for t in tests if t["significant"])
         groups.append({"name": e["name"], "unit": block["unit"], "tests": tests, "n_significant": n_significant,
-                       "direction": "higher" if e["higher_is_better"] else "lower"})
+                       "direction": "higher" if e["higher_is_better"] else "lower", "note": block.get("note") or "",
+                       "alpha": block.get("alpha", 0.05), "min_units": block.get("min_units", 10)})
     return groups
 
 

@@ -42,9 +42,13 @@ def comparison_text(result: dict[str, Any]) -> str:
             lines.append(f"  {paired['method_name']} vs {paired['baseline']} ({paired['n_samples']} samples, "
                          f"seed {paired['seed']}): " + ", ".join(
                              f"{t['system']} p={_fmt(t['p_value'], 4)}{'*' if t['significant'] else ''}" for t in others))
-        significant = [t for t in e["paired_t_tests"]["tests"] if t["p_value"] is not None and t["p_value"] < 0.05]
-        lines.append(f"  paired t-tests (per {e['paired_t_tests']['unit']}): {len(significant)} of "
-                     f"{len(e['paired_t_tests']['tests'])} pairs differ at p < 0.05")
+        block = e["paired_t_tests"]
+        if block.get("note"):  # too few units: no verdict at all
+            lines.append(f"  paired t-tests (per {block['unit']}): {block['note']}")
+        else:
+            verdicts = [t for t in block["tests"] if t.get("better")]
+            lines.append(f"  paired t-tests (per {block['unit']}): {len(verdicts)} of {len(block['tests'])} pairs "
+                         f"differ at p < {block.get('alpha', 0.05)}")
         il = e.get("item_level")
         if il:
             lines.append(f"  item level: n={il['n']} AC1={_fmt(il['ac1']['value'])} accuracy={_fmt(il['accuracy'])} "

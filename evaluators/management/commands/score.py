@@ -379,7 +379,7 @@ class Command(BaseCommand):
             lines.append("  ".join([f"{shown:>{name_w}}",
                                     *(f"{cells.get((system, m), ''):^{w}}" for m, w in zip(metrics, widths))]))
         lines += ["", "p: the probability of an absolute score difference at least this large by chance, if the "
-                  "system and the baseline came from the same process; * = p <= 0.05 (sacrebleu's marking).",
+                  "system and the baseline came from the same process; * = p < 0.05 (sacrebleu's rule as it explains it).",
                   "Significance says the systems differ, not which is better.", "", "Signatures:"]
         seen: set[str] = set()
         for t in tests:
