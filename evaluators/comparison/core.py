@@ -416,7 +416,7 @@ def compare_frames(
     items: pd.DataFrame | None = None,
     systems: Sequence[str] | None = None,
     mqm_weights: Mapping[str, Any] | None = None,
-    references: Sequence[str] | None = None,
+    reference_systems: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The human-vs-evaluator comparison (JSON-able dict; see the module docstring and docs/evaluators.md).
 
@@ -432,7 +432,7 @@ def compare_frames(
     ``mqm_weights``: an MQM study's weights (``Study.mqm_weights``; default WMT's).
     For ``mqm``/``esa`` studies ``human_score`` is ignored: the human score is
     the MQM or ESA score (:func:`span_human`).
-    ``references``: the reference system(s) chosen for this comparison; every other system, a human
+    ``reference_systems``: the reference system(s) chosen for this comparison; every other system, a human
     translation flagged as a reference included, is then ranked and correlated like a system.  None: the
     ``is_reference`` flags of the two frames decide.
     """
@@ -447,8 +447,8 @@ def compare_frames(
     scores[["item", "system"]] = scores[["item", "system"]].astype(str)
     scores["is_reference"] = scores["is_reference"].fillna(False).astype(bool)
     scores["is_spam_item"] = scores["is_spam_item"].fillna(False).astype(bool)
-    if references is not None:  # the chosen reference(s) and nothing else: the other human translations are systems
-        chosen = {str(r) for r in references}
+    if reference_systems is not None:  # the chosen reference(s) alone: the other human translations are systems
+        chosen = {str(r) for r in reference_systems}
         scores["is_reference"] = scores["system"].isin(chosen)
         if len(judgments):
             judgments = judgments.assign(is_reference=judgments["system"].astype(str).isin(chosen))

@@ -117,7 +117,7 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
                             study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed,
                             items=items_frame(study=study), systems=candidate_systems(study=study),
                             mqm_weights=study.mqm_weights or None,
-                            references=[reference] if reference is not None else None)
+                            reference_systems=[reference] if reference is not None else None)
     result["references"] = references
     result["notes"][:0] = reference_notes
     if not evaluators:

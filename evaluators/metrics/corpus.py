@@ -158,8 +158,10 @@ def takes_several_references(evaluator: CorpusEvaluator) -> bool:
     return bool(getattr(evaluator, "multi_reference", False))
 
 
-def reference_streams(segments: list[Segment]) -> list[list[str | None]]:
+def reference_streams(segments: list[Segment]) -> list[list[Any]]:
     """The references of ``segments`` as sacrebleu's reference streams (one list per reference, None = missing).
+
+    Typed ``Any``: sacrebleu takes None for a missing reference although its annotation says ``str``.
 
     One stream of ``Segment.reference`` unless the segments carry several references (``Segment.references``).
     """

@@ -201,3 +201,21 @@ def test_the_compare_api_takes_a_reference(staff, two_refs):
     assert body["evaluators"][0]["references"] == ["refB"]
     bad = staff.get(url, {"reference": "nope"})
     assert bad.status_code == 400 and "its references: ref, refB" in bad.json()["errors"]["reference"][0]
+
+
+def test_score_takes_several_reference_files_for_sacrebleu_and_refuses_them_for_the_others(tmp_path):
+    from sacrebleu.metrics import BLEU
+
+    files = {}
+    for name in ("sysX", "ref", "refB"):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(TEXTS[name]) + "\n", encoding="utf-8")
+    out = io.StringIO()
+    call_command("score", "--hyp", str(files["sysX"]), "--ref", str(files["ref"]), "--ref", str(files["refB"]),
+                 "--evaluator", "bleu", "--target-language", "en", "--json", stdout=out)
+    result = json.loads(out.getvalue())["systems"][0]
+    expected = BLEU().corpus_score(TEXTS["sysX"], [TEXTS["ref"], TEXTS["refB"]])
+    assert result["score"] == pytest.approx(expected.score) and result["signature"].startswith("nrefs:2|")
+    with pytest.raises(CommandError, match=r"--ref: 2 references given .*; pronoun-f scores against one"):
+        call_command("score", "--hyp", str(files["sysX"]), "--ref", str(files["ref"]), "--ref", str(files["refB"]),
+                     "--evaluator", "pronoun-f", "--target-language", "en", stdout=io.StringIO())
