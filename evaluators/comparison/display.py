@@ -52,7 +52,8 @@ def t_test_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
                   "ci": (f"{_num(t['ci_low'], 4)} … {_num(t['ci_high'], 4)}" if t["ci_low"] is not None else ""),
                   "t": _num(t["t"]), "p": _p(t["p_value"]), "better": t.get("better") or "—",
                   "significant": bool(t.get("better")),
-                  "note": "; ".join(n for n in (t.get("verdict"), t.get("note")) if n)}
+                  # too few units: the summary says it once, not on every row
+                  "note": "; ".join(n for n in (None if block.get("note") else t.get("verdict"), t.get("note")) if n)}
                  for t in block["tests"]]
         n_significant = sum(1 for t in tests if t["significant"])
         groups.append({"name": e["name"], "unit": block["unit"], "tests": tests, "n_significant": n_significant,

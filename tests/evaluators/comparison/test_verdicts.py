@@ -78,4 +78,4 @@ def test_the_page_and_the_command_show_no_better_on_three_documents():
     assert 'data-field="t-test-note">3 documents: too few for a per-document test' in page
     row = page[page.index('data-pair="sys1|sys2"'):]
     row = row[:row.index("</tr>")]
-    assert "<td>—</td>" in row and "sys2</td>" not in row and "too few for a per-document test" in row
+    assert "<td>—</td>" in row and "sys2</td>" not in row  # no verdict; the summary above says why, once
