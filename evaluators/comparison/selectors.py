@@ -82,8 +82,11 @@ def _references_block(study_refs: list[str], reference: str | None,
                      "ranked or correlated; each evaluator names the reference(s) it scored against "
                      "(--reference NAME takes one and ranks the others like systems)")
     for e in kept:
-        if e.kind == EvaluatorKind.IMPORTED and not e.references and len(study_refs) > 1:
-            notes.append(f"{e.name}: imported scores; the reference they were computed against is not recorded")
+        if not e.references and len(study_refs) > 1:
+            notes.append(f"{e.name}: imported scores; the reference they were computed against is not recorded"
+                         if e.kind == EvaluatorKind.IMPORTED else
+                         f"{e.name}: scored before references were recorded (against each item's first reference); "
+                         f"re-run `evaluate --evaluator {e.name}` to name them")
     block = {"study": study_refs, "chosen": reference,
              "human_side": [reference] if reference is not None else study_refs}
     return block, kept, notes

@@ -219,3 +219,10 @@ def test_score_takes_several_reference_files_for_sacrebleu_and_refuses_them_for_
     with pytest.raises(CommandError, match=r"--ref: 2 references given .*; pronoun-f scores against one"):
         call_command("score", "--hyp", str(files["sysX"]), "--ref", str(files["ref"]), "--ref", str(files["refB"]),
                      "--evaluator", "pronoun-f", "--target-language", "en", stdout=io.StringIO())
+
+
+def test_compare_says_when_a_stored_run_does_not_name_its_reference(two_refs):
+    bleu = evaluator_run(study=two_refs, name="bleu", paired=None)
+    Evaluator.objects.filter(pk=bleu.pk).update(references=[])  # a run stored before references were recorded
+    notes = study_comparison(study=two_refs, n_boot=10)["notes"]
+    assert any(n.startswith("bleu: scored before references were recorded") for n in notes)
