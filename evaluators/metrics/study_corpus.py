@@ -11,7 +11,11 @@ What goes in (docs/evaluators.md, "Built-in evaluators"):
 * ``reference`` = the reference candidate's text; ``hypotheses`` = every other
   non-spam candidate's text by system, systems in the order of the study file
   (candidate ``position``), so the *first system* (the paired tests' baseline,
-  as in sacrebleu) is the first non-reference system of the study file.
+  as in sacrebleu) is the first non-reference system of the study file;
+* references are chosen, never guessed (:func:`build_study_corpus`): items with
+  several reference candidates give every segment all of them
+  (``Segment.references``) unless one is named, and then the others are scored
+  like systems, after the machine ones.
 
 The target language is the study's ``target_language``; else the items' own
 (``Item.target_language`` where the model has it, else ``metadata.target_lang``,
