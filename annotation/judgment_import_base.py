@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from config.safetext import json_problems, printable, text_problem
 from studies.importing import ParsedStudy, StudyFileError, items_create, parse_study, unsaved_study
-from studies.models import Item, Status, Study
+from studies.models import Candidate, Item, Status, Study
 
 PLACEHOLDER = "(text not in the imported file)"
 MAX_ERRORS = 50
@@ -122,3 +122,34 @@ def record_provenance(study: Study, *, name: str, fmt: str, content: str, summar
         description=((study.description + "\n\n") if study.description else "") + provenance, provenance=record)
     study.refresh_from_db()
     return study
+
+
+#: Where each format's reference flags come from when no ``--reference-system`` is given.
+REFERENCE_SOURCES = {
+    "mqm-tsv": "by their names (ref, reference or human, optionally one letter or digit, optionally .N)",
+    "export": "from the file's is_reference column",
+    "scores": "from rows of type REF",
+    "appraise-csv": "from rows of type REF",
+    "mtme": "from rows of type REF",
+}
+
+
+def references_message(study: Study, fmt: str, given: list[str]) -> str:
+    """What an import made references, and how (printed on stderr by ``import_judgments``)."""
+    names = list(dict.fromkeys(Candidate.objects.filter(item__study=study, is_reference=True)
+                               .order_by("position", "system").values_list("system", flat=True)))
+    listed = ", ".join(names)
+    if fmt == "mqm-tsv" and given:
+        text = f"reference systems (--reference-system): {listed}"
+    elif given:
+        text = f"reference systems: {listed} ({REFERENCE_SOURCES.get(fmt, 'from the file')}, and --reference-system)"
+    elif not names:
+        return (f"no reference system ({REFERENCE_SOURCES.get(fmt, 'from the file')}: none): give "
+                "--reference-system NAME if the file has human translations")
+    else:
+        how = "override with --reference-system NAME" if fmt == "mqm-tsv" else "add one with --reference-system NAME"
+        text = f"reference systems {REFERENCE_SOURCES.get(fmt, 'from the file')}: {listed} ({how})"
+    if len(names) > 1:
+        text += (f"; {len(names)} references: bleu, chrf and ter score against all of them, other evaluators need "
+                 "`evaluate --reference NAME` (and `compare --reference NAME` ranks the others like systems)")
+    return text

@@ -100,13 +100,14 @@ def _run_evaluate(job: EvaluationJob) -> list[str]:
     names = list(dict.fromkeys(job.params["evaluators"]))
     nlp = job.params.get("nlp") or None
     paired = job.params.get("paired", "bs")  # the page's default: sacrebleu's paired bootstrap
-    built = build_study_corpus(job.study)  # once for all the evaluators
+    reference = job.params.get("reference") or None
+    built = build_study_corpus(job.study, reference)  # once for all the evaluators
     runs = []
     for i, name in enumerate(names):
         _progress_writer(job)(i, len(names), f"{name} ({i + 1} of {len(names)} evaluators)")
         with progress.listening(_progress_writer(job, f"{name} ({i + 1} of {len(names)})")):
             try:
-                runs.append(evaluator_prepare(study=job.study, name=name, nlp=nlp, built=built,
+                runs.append(evaluator_prepare(study=job.study, name=name, nlp=nlp, built=built, reference=reference,
                                               paired=None if paired == "none" else paired))
             except ValueError as exc:
                 if len(names) == 1:
@@ -132,7 +133,8 @@ def _run_compare(job: EvaluationJob) -> list[str]:
     version = comparison_data_version(job.study)
     _progress_writer(job)(0, 1, "bootstrapping")
     result = study_comparison(study=job.study, names=p.get("names"), human_score=p.get("human_score", "expected_wins"),
-                              n_boot=int(p.get("n_boot", 1000)), seed=int(p.get("seed", 0)))
+                              n_boot=int(p.get("n_boot", 1000)), seed=int(p.get("seed", 0)),
+                              reference=p.get("reference") or None)
     job.result, job.data_version = result, version
     job.save(update_fields=["result", "data_version"])
     return [f"comparison of {len(result.get('evaluators', []))} evaluator(s) computed"]
@@ -217,6 +219,8 @@ def comparison_or_job(*, study: Study, options: dict[str, Any], user: AbstractBa
     params = {"names": sorted(options["names"]) if options.get("names") else None,
               "human_score": options.get("human_score", "expected_wins"),
               "n_boot": int(options.get("n_boot", 1000)), "seed": int(options.get("seed", 0))}
+    if options.get("reference"):
+        params["reference"] = options["reference"]
     recent = [j for j in EvaluationJob.objects.filter(study=study, kind=JobKind.COMPARE)[:50] if j.params == params]
     done = next((j for j in recent if j.state == JobState.DONE and j.data_version == version and j.result), None)
     if done is not None and done.result is not None:

@@ -38,6 +38,10 @@ class Evaluator(models.Model):
                                                "categories and counts: {system: {score, categories, counts, notes}}.")
     notes = models.JSONField(default=list, blank=True,
                              help_text="What the run left out, guessed or could not define (one message each).")
+    references = models.JSONField(default=list, blank=True,
+                                  help_text="The reference system(s) the scores were computed against (several: a "
+                                            "multi-reference metric scored against all); empty: not recorded "
+                                            "(imported scores, or the study has no named reference).")
     paired = models.JSONField(null=True, blank=True,
                               help_text="Paired significance tests between systems (first system = baseline): "
                                         "{method, baseline, n_samples, seed, tests: [...]}; null when not run.")

@@ -1,6 +1,9 @@
 """Forms of the comparison page: run registry evaluators, upload a score file, pick comparison options."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from django import forms
 
 from django.core.validators import RegexValidator
@@ -28,6 +31,21 @@ class EvaluatorRunForm(forms.Form):
         choices=[("bs", "paired bootstrap (1,000 resamples)"), ("ar", "approximate randomisation (10,000 trials)"),
                  ("none", "none")], initial="bs", required=False, label="Paired test",
         help_text="sacrebleu's paired test of every system against the first (bleu, chrf, ter).")
+    reference = forms.ChoiceField(
+        choices=[("", "the study's reference")], required=False, label="Reference",
+        help_text="The reference to score against when items have several: bleu, chrf and ter use all of them by "
+                  "default, the other evaluators need one (the others are then scored like systems).")
+
+    def __init__(self, *args: Any, references: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["reference"]
+        assert isinstance(field, forms.ChoiceField)
+        if len(references) > 1:
+            field.choices = [("", f"all references ({', '.join(references)}): bleu, chrf, ter only")] + [
+                (r, r) for r in references]
+        else:
+            field.choices = [("", f"the study's reference ({references[0]})" if references else "none")] + [
+                (r, r) for r in references]
 
     def clean(self):  # noqa: ANN201 - Django's hook
         """BlonDe proper (blonde, dblonde, blonde-plus) needs a spaCy pipeline: refused here rather than in the job."""
@@ -70,9 +88,14 @@ class CompareOptionsForm(forms.Form):
     human_score = forms.ChoiceField(choices=[(s, s) for s in HUMAN_SCORES], required=False)
     bootstrap = forms.IntegerField(min_value=1, max_value=10_000, required=False)
     seed = forms.IntegerField(min_value=0, max_value=2**32 - 1, required=False)  # numpy's seed range
+    #: One of the study's references (checked against the study by the view); blank: all of them stay references.
+    reference = forms.CharField(required=False, max_length=100)
 
     def options(self) -> dict:
         data = self.cleaned_data
-        return {"human_score": data.get("human_score") or "expected_wins",
-                "n_boot": data.get("bootstrap") or 1000,
-                "seed": data.get("seed") if data.get("seed") is not None else 0}
+        options = {"human_score": data.get("human_score") or "expected_wins",
+                   "n_boot": data.get("bootstrap") or 1000,
+                   "seed": data.get("seed") if data.get("seed") is not None else 0}
+        if data.get("reference"):
+            options["reference"] = data["reference"]
+        return options

@@ -416,6 +416,7 @@ def compare_frames(
     items: pd.DataFrame | None = None,
     systems: Sequence[str] | None = None,
     mqm_weights: Mapping[str, Any] | None = None,
+    reference_systems: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The human-vs-evaluator comparison (JSON-able dict; see the module docstring and docs/evaluators.md).
 
@@ -431,6 +432,9 @@ def compare_frames(
     ``mqm_weights``: an MQM study's weights (``Study.mqm_weights``; default WMT's).
     For ``mqm``/``esa`` studies ``human_score`` is ignored: the human score is
     the MQM or ESA score (:func:`span_human`).
+    ``reference_systems``: the reference system(s) chosen for this comparison; every other system, a human
+    translation flagged as a reference included, is then ranked and correlated like a system.  None: the
+    ``is_reference`` flags of the two frames decide.
     """
     if human_score not in HUMAN_SCORES:
         raise ValueError(f"human_score must be one of {HUMAN_SCORES}")
@@ -443,6 +447,11 @@ def compare_frames(
     scores[["item", "system"]] = scores[["item", "system"]].astype(str)
     scores["is_reference"] = scores["is_reference"].fillna(False).astype(bool)
     scores["is_spam_item"] = scores["is_spam_item"].fillna(False).astype(bool)
+    if reference_systems is not None:  # the chosen reference(s) alone: the other human translations are systems
+        chosen = {str(r) for r in reference_systems}
+        scores["is_reference"] = scores["system"].isin(chosen)
+        if len(judgments):
+            judgments = judgments.assign(is_reference=judgments["system"].astype(str).isin(chosen))
     if evaluators is None:
         column_hib: pd.Series | dict[str, bool] = (
             scores.groupby("evaluator")["higher_is_better"].first() if "higher_is_better" in scores else {})
@@ -486,6 +495,7 @@ def compare_frames(
             "systems": {s: {k: v for k, v in e.items() if k != "oriented"} for s, e in by_system.items()},
             "signature": spec.get("signature") or "", "backend": spec.get("backend") or "",
             "evaluator_notes": list(spec.get("notes") or []),
+            "references": list(spec.get("references") or []),
             "corpus": ({s: {k: v for k, v in (entry or {}).items() if k != "notes"}
                         for s, entry in (spec.get("system_scores") or {}).items()} or None),
             "paired": spec.get("paired"),

@@ -50,12 +50,15 @@ def t_test_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
         block = e["paired_t_tests"]
         tests = [{"a": t["a"], "b": t["b"], "n": t["n"], "mean_diff": _num(t["mean_diff"], 4),
                   "ci": (f"{_num(t['ci_low'], 4)} … {_num(t['ci_high'], 4)}" if t["ci_low"] is not None else ""),
-                  "t": _num(t["t"]), "p": _p(t["p_value"]), "better": t["better"] or "—",
-                  "significant": t["p_value"] is not None and t["p_value"] < 0.05, "note": t.get("note") or ""}
+                  "t": _num(t["t"]), "p": _p(t["p_value"]), "better": t.get("better") or "—",
+                  "significant": bool(t.get("better")),
+                  # too few units: the summary says it once, not on every row
+                  "note": "; ".join(n for n in (None if block.get("note") else t.get("verdict"), t.get("note")) if n)}
                  for t in block["tests"]]
         n_significant = sum(1 for t in tests if t["significant"])
         groups.append({"name": e["name"], "unit": block["unit"], "tests": tests, "n_significant": n_significant,
-                       "direction": "higher" if e["higher_is_better"] else "lower"})
+                       "direction": "higher" if e["higher_is_better"] else "lower", "note": block.get("note") or "",
+                       "alpha": block.get("alpha", 0.05), "min_units": block.get("min_units", 10)})
     return groups
 
 
@@ -125,6 +128,7 @@ def corpus_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
                               "p": "" if t["is_baseline"] else _p(t["p_value"]),
                               "significant": bool(t.get("significant"))})
         groups.append({"name": e["name"], "signature": (e.get("signature") or "").splitlines(),
+                       "references": e.get("references") or [],
                        "backend": e.get("backend") or "", "system_score": e["system_score"],
                        "notes": e.get("evaluator_notes") or [], "tests": tests,
                        "method": paired["method_name"] if paired else "",

@@ -16,7 +16,7 @@ from studies.models import Candidate, Item, Study
 
 from evaluators.comparison.core import compare_frames
 from evaluators.comparison.contrastive import METADATA_KEYS
-from evaluators.models import Evaluator, MetricScore
+from evaluators.models import Evaluator, EvaluatorKind, MetricScore
 
 SCORE_FRAME_COLUMNS = ["evaluator", "higher_is_better", "item", "system", "score", "document", "is_reference",
                        "is_spam_item"]
@@ -60,27 +60,85 @@ def candidate_systems(*, study: Study) -> list[str]:
     return sorted(set(Candidate.objects.filter(item__study=study).values_list("system", flat=True).distinct()))
 
 
+def _references_block(study_refs: list[str], reference: str | None,
+                       evaluators: list[Evaluator]) -> tuple[dict[str, Any], list[Evaluator], list[str]]:
+    """What the comparison takes for references, the evaluators it keeps, and notes saying so."""
+    from evaluators.metrics.study_corpus import references_text
+
+    notes: list[str] = []
+    kept = evaluators
+    if reference is not None:
+        kept = [e for e in evaluators if not e.references or e.references == [reference]]
+        for e in evaluators:
+            if e not in kept:
+                notes.append(f"{e.name} left out: scored against {references_text(e.references)}, not "
+                             f"{reference!r} alone (run `evaluate --evaluator {e.name} --reference {reference}`)")
+        others = [r for r in study_refs if r != reference]
+        notes.insert(0, f"reference {reference!r} (chosen)" + (
+            f"; the study's other reference(s) {references_text(others)} are ranked and correlated like systems"
+            if others else ""))
+    elif len(study_refs) > 1:
+        notes.append(f"the study has {len(study_refs)} references ({references_text(study_refs)}): none of them is "
+                     "ranked or correlated; each evaluator names the reference(s) it scored against "
+                     "(--reference NAME takes one and ranks the others like systems)")
+    for e in kept:
+        if not e.references and len(study_refs) > 1:
+            notes.append(f"{e.name}: imported scores; the reference they were computed against is not recorded"
+                         if e.kind == EvaluatorKind.IMPORTED else
+                         f"{e.name}: scored before references were recorded (against each item's first reference); "
+                         f"re-run `evaluate --evaluator {e.name}` to name them")
+    block = {"study": study_refs, "chosen": reference,
+             "human_side": [reference] if reference is not None else study_refs}
+    return block, kept, notes
+
+
 def study_comparison(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
-                     n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The comparison JSON of ``compare SLUG --json`` for a stored study (optionally some evaluators only)."""
+                     n_boot: int = 1000, seed: int = 0, reference: str | None = None) -> dict[str, Any]:
+    """The comparison JSON of ``compare SLUG --json`` for a stored study (optionally some evaluators only).
+
+    ``reference``: one of the study's reference candidates; the others are then ranked like systems and
+    only the evaluators scored against it (or imported ones) are compared.  ReferenceChoiceError (a
+    ValueError listing the references) for a name that is not one.
+    """
+    from evaluators.metrics.study_corpus import ReferenceChoiceError, references_text, study_references
+
+    study_refs = study_references(study)
+    if reference is not None and reference not in study_refs:
+        raise ReferenceChoiceError(f"reference {reference!r} is not a reference of study {study.slug!r}; "
+                                   f"its references: {references_text(study_refs)}")
     evaluators = evaluators_for_study(study=study)
     if names:
         evaluators = [e for e in evaluators if e.name in names]
+    references, evaluators, reference_notes = _references_block(study_refs, reference, evaluators)
     specs = [{"name": e.name, "higher_is_better": e.higher_is_better, "kind": e.kind, "description": e.description,
               "signature": e.signature, "backend": e.backend, "system_scores": e.system_scores, "notes": e.notes,
-              "paired": e.paired}
+              "paired": e.paired, "references": e.references}
              for e in evaluators]
     scores = scores_frame(study=study)
+    scores = scores[scores["evaluator"].isin([e.name for e in evaluators])]
     result = compare_frames(judgments_frame(study), scores, protocol=study.protocol, evaluators=specs,
                             study=study.slug, human_score=human_score, n_boot=n_boot, seed=seed,
                             items=items_frame(study=study), systems=candidate_systems(study=study),
-                            mqm_weights=study.mqm_weights or None)
+                            mqm_weights=study.mqm_weights or None,
+                            reference_systems=[reference] if reference is not None else None)
+    result["references"] = references
+    result["notes"][:0] = reference_notes
     if not evaluators:
         result["notes"].append("no evaluator has scores for this study yet: run `evaluate` or `import_scores`")
     return result
 
 
 CACHE_SECONDS = 600
+
+
+def _options(names: list[str] | None, human_score: str, n_boot: int, seed: int,
+             reference: str | None) -> dict[str, Any]:
+    """The options a cached comparison is keyed on (``reference`` only when chosen: older keys stay valid)."""
+    options: dict[str, Any] = {"names": sorted(names) if names else None, "human_score": human_score,
+                               "n_boot": n_boot, "seed": seed}
+    if reference is not None:
+        options["reference"] = reference
+    return options
 
 
 def _data_version(study: Study) -> str:
@@ -101,18 +159,19 @@ def _data_version(study: Study) -> str:
 
 
 def study_comparison_cached(*, study: Study, names: list[str] | None = None, human_score: str = "expected_wins",
-                            n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+                            n_boot: int = 1000, seed: int = 0, reference: str | None = None) -> dict[str, Any]:
     """:func:`study_comparison`, cached until the judgments, exclusions or scores change.
 
     The bootstraps (human ranking, rank-correlation CIs) take seconds on a
     large study; the page, its JSON link and the API share one computation.
     """
-    options = {"names": sorted(names) if names else None, "human_score": human_score, "n_boot": n_boot, "seed": seed}
+    options = _options(names, human_score, n_boot, seed, reference)
     key = "study-compare:" + hashlib.sha256(
         json.dumps([_data_version(study), options], sort_keys=True).encode()).hexdigest()
     result = cache.get(key)
     if result is None:
-        result = study_comparison(study=study, names=names, human_score=human_score, n_boot=n_boot, seed=seed)
+        result = study_comparison(study=study, names=names, human_score=human_score, n_boot=n_boot, seed=seed,
+                                  reference=reference)
         cache.set(key, result, CACHE_SECONDS)
     return result
 
@@ -123,8 +182,9 @@ def comparison_data_version(study: Study) -> str:
 
 
 def comparison_cache_put(*, study: Study, result: dict[str, Any], version: str, names: list[str] | None = None,
-                         human_score: str = "expected_wins", n_boot: int = 1000, seed: int = 0) -> None:
+                         human_score: str = "expected_wins", n_boot: int = 1000, seed: int = 0,
+                         reference: str | None = None) -> None:
     """Store a result computed elsewhere (a background job) where :func:`study_comparison_cached` finds it."""
-    options = {"names": sorted(names) if names else None, "human_score": human_score, "n_boot": n_boot, "seed": seed}
+    options = _options(names, human_score, n_boot, seed, reference)
     key = "study-compare:" + hashlib.sha256(json.dumps([version, options], sort_keys=True).encode()).hexdigest()
     cache.set(key, result, CACHE_SECONDS)

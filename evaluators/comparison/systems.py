@@ -15,8 +15,13 @@ per-document scores (Table 4).  Both are computed here on the same *units*:
   independent) together.
 * **item** otherwise: a unit's score is the item's score.
 
-Scores are the evaluator's raw scores (not oriented); ``better`` in a t-test
-says which system the difference favours given the metric's direction.  The
+Scores are the evaluator's raw scores (not oriented); ``favours`` in a t-test
+says which system the mean difference favours given the metric's direction,
+and ``better`` names it only as a verdict: when the test rests on at least
+:data:`MIN_UNITS` units and ``p < ALPHA``.  Otherwise ``better`` is null and
+``verdict`` says why ("3 documents: too few for a per-document test (at least
+10)", "p = 0.94 ≥ 0.05: no difference shown"); a t-test on a handful of
+documents (2 degrees of freedom on the TED demo) is not evidence either way.  The
 statistics themselves are :func:`evaluators.stats.correlation.system_means`
 (percentile bootstrap, Efron & Tibshirani 1993; seeded, ``seed + i`` for the
 i-th system in name order) and
@@ -37,6 +42,10 @@ import pandas as pd
 from evaluators.stats.correlation import paired_t_test, system_means
 
 CONFIDENCE = 0.95
+#: Significance level of the paired t-tests: a system is called better only at p < ALPHA.
+ALPHA = 0.05
+#: Fewest units (documents, or items in a study without documents) a paired t-test needs for a verdict.
+MIN_UNITS = 10
 _OWN_DOCUMENT = "\x00item:"  # prefix of the unit of an item without a document id, in a study with documents
 
 
@@ -94,8 +103,11 @@ def paired_t_tests_block(units: pd.DataFrame, kind: str, *, higher_is_better: bo
     """A paired t-test for every pair of systems (name order, a < b) on the units both scored.
 
     ``mean_diff`` = mean(a − b) in raw scores with its 95% t CI; ``p_value``
-    two-sided; ``better`` = the system the mean difference favours under the
-    metric's direction (null when the difference is 0 or undefined).
+    two-sided; ``favours`` = the system the mean difference favours under the
+    metric's direction (null when the difference is 0 or undefined); ``better``
+    = that system as a verdict, only with at least :data:`MIN_UNITS` units and
+    ``p < ALPHA``, else null and ``verdict`` says why.  The block's ``note``
+    says when the study has too few units for any verdict.
     """
     wide = units.pivot(index="unit", columns="system", values="score") if len(units) else pd.DataFrame()
     tests = []
@@ -112,13 +124,37 @@ def paired_t_tests_block(units: pd.DataFrame, kind: str, *, higher_is_better: bo
             res = res | {"t": None, "p_value": None, "ci_low": res["mean_diff"], "ci_high": res["mean_diff"],
                          "note": "all differences are equal: t undefined"}
         diff = _num(res["mean_diff"])
-        better = None
+        favours = None
         if diff:
-            better = a if (diff > 0) == higher_is_better else b
-        row = {"a": a, "b": b, "n": int(res["n"]), "mean_diff": diff, "ci_low": _num(res["ci_low"]),
+            favours = a if (diff > 0) == higher_is_better else b
+        p_value, n = _num(res["p_value"]), int(res["n"])
+        verdict = _verdict(n, p_value, kind)
+        row = {"a": a, "b": b, "n": n, "mean_diff": diff, "ci_low": _num(res["ci_low"]),
                "ci_high": _num(res["ci_high"]), "t": _num(res["t"]), "df": int(res["df"]) if res["n"] else None,
-               "p_value": _num(res["p_value"]), "better": better}
+               "p_value": p_value, "favours": favours, "better": favours if verdict is None else None}
+        if verdict is not None:
+            row["verdict"] = verdict
         if res.get("note"):
             row["note"] = res["note"]
         tests.append(row)
-    return {"unit": kind, "alternative": "two-sided", "confidence": CONFIDENCE, "tests": tests}
+    block: dict[str, Any] = {"unit": kind, "alternative": "two-sided", "confidence": CONFIDENCE, "alpha": ALPHA,
+                             "min_units": MIN_UNITS, "n_units": int(len(wide.index)), "tests": tests}
+    if tests and len(wide.index) < MIN_UNITS:
+        block["note"] = too_few(len(wide.index), kind)
+    return block
+
+
+def too_few(n: int, kind: str) -> str:
+    """Why a paired test on ``n`` units gives no verdict."""
+    return f"{n} {kind}{'' if n == 1 else 's'}: too few for a per-{kind} test (at least {MIN_UNITS}): no verdict"
+
+
+def _verdict(n: int, p_value: float | None, kind: str) -> str | None:
+    """Why no system is called better (None: the test gives a verdict)."""
+    if n < MIN_UNITS:
+        return too_few(n, kind)
+    if p_value is None:
+        return "p undefined: no verdict"
+    if p_value >= ALPHA:
+        return f"p = {p_value:.3g} ≥ {ALPHA}: no difference shown"
+    return None

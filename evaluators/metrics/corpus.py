@@ -36,6 +36,10 @@ class Segment:
     reference: str
     hypotheses: dict[str, str]
     source: str | None = None
+    #: Every reference of the segment, aligned with ``Corpus.reference_names``, when the corpus has several
+    #: (None: this segment lacks that one); empty: ``reference`` is the only one.  Only the evaluators that
+    #: take several references (``multi_reference``) read it; ``reference`` is then the first one present.
+    references: tuple[str | None, ...] = ()
 
 
 @dataclass
@@ -53,6 +57,15 @@ class Corpus:
     #: Target language of each segment, by key, when the corpus mixes directions (a DiaBLa study: each
     #: item's metadata says into which language it was translated); empty: ``target_language`` for all.
     segment_languages: dict[str, str] = field(default_factory=dict)
+    #: The systems whose texts are the references (a study's reference candidates), in order; empty: unnamed
+    #: (plain files).  Two or more: every segment carries ``references`` and only the evaluators that take
+    #: several references (:func:`takes_several_references`) may score the corpus.
+    reference_names: list[str] = field(default_factory=list)
+
+    @property
+    def several_references(self) -> bool:
+        """Whether segments carry several references (``Segment.references``): a corpus only some evaluators score."""
+        return any(len(seg.references) > 1 for seg in self.segments)
 
     @property
     def systems(self) -> list[str]:
@@ -138,6 +151,24 @@ def register(evaluator: CorpusEvaluator) -> CorpusEvaluator:
 def registered() -> dict[str, CorpusEvaluator]:
     """Every registered evaluator by name (modules register on import; see evaluators.metrics)."""
     return dict(_REGISTRY)
+
+
+def takes_several_references(evaluator: CorpusEvaluator) -> bool:
+    """Whether ``evaluator`` scores against several references at once (sacrebleu's BLEU, chrF and TER)."""
+    return bool(getattr(evaluator, "multi_reference", False))
+
+
+def reference_streams(segments: list[Segment]) -> list[list[Any]]:
+    """The references of ``segments`` as sacrebleu's reference streams (one list per reference, None = missing).
+
+    Typed ``Any``: sacrebleu takes None for a missing reference although its annotation says ``str``.
+
+    One stream of ``Segment.reference`` unless the segments carry several references (``Segment.references``).
+    """
+    width = max((len(seg.references) for seg in segments), default=0)
+    if width < 2:
+        return [[seg.reference for seg in segments]]
+    return [[seg.references[k] if k < len(seg.references) else None for seg in segments] for k in range(width)]
 
 
 def iter_pairs(corpus: Corpus, system: str) -> Iterator[tuple[Segment, str]]:

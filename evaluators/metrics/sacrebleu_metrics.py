@@ -47,6 +47,7 @@ from evaluators.metrics.corpus import (
     ProgressCallback,
     SegmentScore,
     SystemScore,
+    reference_streams,
     register,
 )
 from evaluators.metrics.langguess import guess_language, primary_subtag
@@ -158,6 +159,9 @@ class SacrebleuEvaluator:
     level: str = "sentence"
     needs_source: bool = False
     needs_documents: bool = False
+    #: sacrebleu scores against several references at once (its ``nrefs``): a corpus with several is scored
+    #: against all of them (``Corpus.reference_names``, ``Segment.references``).
+    multi_reference: bool = True
 
     def setup(self, corpus: Corpus) -> MetricSetup:
         """The metric configured for ``corpus``' target language, with notes on the language and tokenizer.
@@ -199,7 +203,7 @@ class SacrebleuEvaluator:
         setup = self.setup(corpus)
         metric = setup.metric
         segments = corpus.segments
-        ref_cache = metric._cache_references([[seg.reference for seg in segments]])
+        ref_cache = metric._cache_references(reference_streams(segments))
         signature = str(metric.get_signature())  # nrefs is known once references are cached
         result = EvaluationResult(evaluator=self.name, higher_is_better=self.higher_is_better, systems=[])
         systems = corpus.systems

@@ -322,6 +322,19 @@ def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] 
             "seed": tests[0]["seed"] if tests else DEFAULT_SEED, "tests": tests}, []
 
 
+def reference_label(names: list[str]) -> str:
+    """The reference part of a stored signature: ``ref:refB`` (``ref:ref,refB`` for several; "" unnamed)."""
+    return f"ref:{','.join(names)}" if names else ""
+
+
+def with_reference(signature: str, names: list[str]) -> str:
+    """``signature`` naming the reference(s) it was computed against (``...|ref:refB``)."""
+    label = reference_label(names)
+    if not label or not signature:
+        return signature or label
+    return f"{signature}|{label}"
+
+
 @dataclass
 class PreparedRun:
     """A registry evaluator's finished run on a study, not stored yet (:func:`evaluators_store` stores it)."""
@@ -333,9 +346,10 @@ class PreparedRun:
 
 
 def evaluator_run(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs",
-                  built: StudyCorpus | None = None) -> Evaluator:
+                  built: StudyCorpus | None = None, reference: str | None = None) -> Evaluator:
     """Run one registry evaluator over the study and store (replace) its results: :func:`evaluator_prepare`, stored."""
-    return evaluators_store([evaluator_prepare(study=study, name=name, nlp=nlp, paired=paired, built=built)])[0]
+    return evaluators_store([evaluator_prepare(study=study, name=name, nlp=nlp, paired=paired, built=built,
+                                               reference=reference)])[0]
 
 
 def evaluators_store(runs: list[PreparedRun]) -> list[Evaluator]:
@@ -352,7 +366,7 @@ def evaluators_store(runs: list[PreparedRun]) -> list[Evaluator]:
 
 
 def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = None, paired: str | None = "bs",
-                      built: StudyCorpus | None = None) -> PreparedRun:
+                      built: StudyCorpus | None = None, reference: str | None = None) -> PreparedRun:
     """Run a registry evaluator over the study: its scores, system scores and signature, ready to store.
 
     Nothing is written: several evaluators are run first and stored together
@@ -368,15 +382,21 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
     of every system against the first (``paired``: ``"bs"``, ``"ar"`` or
     None) go on the :class:`Evaluator`.  ``nlp``: the language backend spec
     (``lexicon``, ``spacy:NAME``) or a ready backend; None: the evaluator's default.  ``built``: the
-    study's corpus when the caller already has it (several evaluators in a row build it once).
+    study's corpus when the caller already has it (several evaluators in a row build it once), built with
+    the same ``reference``.  ``reference``: the reference system to score against (one of the study's
+    reference candidates; the others are then scored like systems); None: the study's only one, or, when
+    items have several, all of them for the evaluators that take several references (sacrebleu's BLEU,
+    chrF, TER) and :class:`EvaluationError` listing them for the others.  The references used are stored
+    (``Evaluator.references``) and named in every signature (``|ref:NAME``) and in a note.
 
     Raises :class:`UnknownEvaluatorError` naming the available evaluators, or
     :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
     study.
     """
     from evaluators import progress
+    from evaluators.metrics.corpus import takes_several_references
     from evaluators.metrics.registry import evaluators
-    from evaluators.metrics.study_corpus import build_study_corpus
+    from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus, references_text
 
     registry = evaluators()
     spec = registry.get(name)
@@ -395,8 +415,17 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
         except (ValueError, RuntimeError, ImportError, OSError) as exc:  # unknown kind; spaCy/pipeline missing
             raise EvaluationError(f"nlp: {exc}") from exc
     if built is None:
-        built = build_study_corpus(study)
+        try:
+            built = build_study_corpus(study, reference)
+        except ReferenceChoiceError as exc:
+            raise EvaluationError(str(exc)) from exc
     corpus = built.corpus
+    several = corpus.several_references
+    if several and not takes_several_references(spec):
+        raise EvaluationError(
+            f"study {study.slug!r} has several references per item ({references_text(corpus.reference_names)}) "
+            f"and {name} scores against one: choose it with --reference NAME (one of "
+            f"{references_text(corpus.reference_names)}); bleu, chrf and ter use all references by default")
     if not corpus.segments:
         raise EvaluationError(f"{name}: study {study.slug!r} has no real item with a reference candidate: "
                               "nothing to score (reference-based metrics)")
@@ -421,6 +450,12 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
         rows.append(MetricScore(item=item, system=seg.system, score=float(seg.score),
                                 document=item.document_id if seg.document else ""))
     notes = list(built.notes)
+    used = list(corpus.reference_names)
+    if several:
+        notes.append(f"scored against all {len(used)} references ({references_text(used)}), sacrebleu's "
+                     "multi-reference statistic; --reference NAME scores against one")
+    elif used and not any(n.startswith(f"reference {used[0]!r} (chosen)") for n in notes):
+        notes.append(f"reference: {references_text(used)}")
     # The corpus' own note on the target language says it already (the evaluators repeat it per system).
     language_said = any(n.startswith("target language") for n in built.notes)
     for system in result.systems:  # a note every system has is said once; others name their system
@@ -434,10 +469,11 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
     if undefined:
         notes.append(f"{undefined} segment score(s) undefined: not stored, left out of the means")
     notes += paired_notes
-    system_scores = _json_safe({s.system: {"score": s.score, "signature": s.signature, "categories": s.categories,
-                                           "counts": s.counts, "notes": s.notes} for s in result.systems})
-    signature = "\n".join(dict.fromkeys(s.signature for s in result.systems if s.signature))
+    system_scores = _json_safe({s.system: {"score": s.score, "signature": with_reference(s.signature, used),
+                                           "categories": s.categories, "counts": s.counts, "notes": s.notes}
+                                for s in result.systems})
+    signature = "\n".join(dict.fromkeys(with_reference(s.signature, used) for s in result.systems if s.signature))
     return PreparedRun(study=study, name=name, rows=rows, fields={
         "higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
         "description": spec.description, "signature": signature, "backend": backend.name if backend is not None else "",
-        "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block)})
+        "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block), "references": used})

@@ -22,8 +22,10 @@ Defaults (those of ``sacrebleu --paired-bs`` / ``--paired-ar``):
   ``seed``.
 * The first system is the baseline (``baseline`` moves a named system first),
   as in sacrebleu; every other system is compared with it.
-* Significant at 0.05 means ``p_value <= 0.05``, the rule by which sacrebleu
-  marks a p-value with ``*``.
+* Significant at 0.05 means ``p_value < 0.05``, as sacrebleu's own
+  explanation says ("p-values < 0.05 (marked with "*")"); its code stars
+  ``p <= 0.05``, which calls p = 0.05 exactly significant: no verdict is given
+  here at p ≥ α.
 
 Memory: sacrebleu materialises all resamples at once (``n_samples x
 n_segments x n_statistics`` float32: about 800 MB for BLEU on 20,000
@@ -36,7 +38,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from evaluators.metrics.corpus import Corpus
+from evaluators.metrics.corpus import Corpus, reference_streams
 from evaluators.metrics.sacrebleu_metrics import KINDS, SacrebleuEvaluator
 from evaluators.metrics.sacrebleu_metrics import BLEU_EVALUATOR, CHRF_EVALUATOR, TER_EVALUATOR
 
@@ -68,7 +70,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
         baseline's name), ``is_baseline``, ``evaluator``, ``metric`` (sacrebleu's name: BLEU, chrF2, TER),
         ``higher_is_better``, ``score`` (the corpus score, 0-100), ``mean`` and ``ci`` (bs only: the
         bootstrap mean and the half-width of its 95% CI, sacrebleu's ``mean ± ci``; ``None`` for ar),
-        ``p_value`` and ``significant`` (``p_value <= 0.05``; both ``None`` for the baseline), ``method``,
+        ``p_value`` and ``significant`` (``p_value < 0.05``; both ``None`` for the baseline), ``method``,
         ``n_samples``, ``seed``, ``n_segments``, ``signature`` (sacrebleu's, with the test's ``bs:``/``ar:``
         and ``seed:`` fields) and ``notes``.
     :raises ValueError: an unsupported evaluator or method, fewer than two systems, an unknown baseline,
@@ -107,7 +109,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
     from sacrebleu.significance import PairedTest, Result
 
     metric = setup.metric
-    metric._ref_cache = metric._cache_references([[seg.reference for seg in common]])
+    metric._ref_cache = metric._cache_references(reference_streams(common))
     named: list[tuple[str, Sequence[str]]] = [(name, [seg.hypotheses[name] for seg in common]) for name in systems]
     with _SEED_LOCK:
         saved = os.environ.get("SACREBLEU_SEED")
@@ -132,7 +134,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
             "score": float(result.score),
             "mean": None if result.mean is None else float(result.mean),
             "ci": None if result.ci is None else float(result.ci),
-            "p_value": p, "significant": None if p is None else p <= ALPHA,
+            "p_value": p, "significant": None if p is None else p < ALPHA,
             "method": method, "n_samples": test.n_samples, "seed": seed_value, "n_segments": len(common),
             "signature": signature.format(), "notes": list(notes),
         })

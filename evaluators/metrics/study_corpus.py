@@ -11,7 +11,11 @@ What goes in (docs/evaluators.md, "Built-in evaluators"):
 * ``reference`` = the reference candidate's text; ``hypotheses`` = every other
   non-spam candidate's text by system, systems in the order of the study file
   (candidate ``position``), so the *first system* (the paired tests' baseline,
-  as in sacrebleu) is the first non-reference system of the study file.
+  as in sacrebleu) is the first non-reference system of the study file;
+* references are chosen, never guessed (:func:`build_study_corpus`): items with
+  several reference candidates give every segment all of them
+  (``Segment.references``) unless one is named, and then the others are scored
+  like systems, after the machine ones.
 
 The target language is the study's ``target_language``; else the items' own
 (``Item.target_language`` where the model has it, else ``metadata.target_lang``,
@@ -30,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from studies.models import Item, Study
+from studies.models import Candidate, Item, Study
 
 from evaluators.metrics.corpus import Corpus, Segment
 from evaluators.metrics.langguess import guess_language
@@ -77,37 +81,78 @@ def _item_language(item: Item) -> str:
     return ""
 
 
-def build_study_corpus(study: Study) -> StudyCorpus:
-    """The study's real items with a reference as a :class:`Corpus` (see the module docstring)."""
+class ReferenceChoiceError(ValueError):
+    """The reference asked for is not one of the study's reference candidates; the message lists them."""
+
+
+def study_references(study: Study) -> list[str]:
+    """The systems of the study's reference candidates (real items), in study-file order (candidate position)."""
+    rows = (Candidate.objects.filter(item__study=study, item__is_spam=False, is_reference=True)
+            .values_list("system", "position").order_by("position", "system"))
+    return list(dict.fromkeys(system for system, _ in rows))
+
+
+def references_text(names: list[str]) -> str:
+    """``'ref', 'refB'`` for messages; ``none`` when there is none."""
+    return ", ".join(repr(n) for n in names) or "none"
+
+
+def build_study_corpus(study: Study, reference: str | None = None) -> StudyCorpus:
+    """The study's real items with a reference as a :class:`Corpus` (see the module docstring).
+
+    References (docs/evaluators.md, "References"): ``reference`` names the reference system to score against;
+    the study's other reference candidates are then scored like systems (human translations, after the
+    machine ones).  Without it a study with one reference system uses it, and a study with several gives
+    every segment all of them (``Segment.references``, ``Corpus.reference_names``): only the evaluators that
+    take several references may score that corpus (:func:`evaluators.metrics.scores.evaluator_run` refuses
+    the others, listing the references).  A ``reference`` that is not a reference candidate of the study is
+    a :class:`ReferenceChoiceError`.
+    """
+    available = study_references(study)
+    if reference is not None and reference not in available:
+        raise ReferenceChoiceError(f"reference {reference!r} is not a reference of study {study.slug!r}; "
+                                   f"its references: {references_text(available)}")
     items = list(Item.objects.filter(study=study, is_spam=False)
                  .prefetch_related("candidates").order_by("document_id", "position", "pk"))
+    listed = [sorted(item.candidates.all(), key=lambda c: (c.position, c.pk)) for item in items]
+    # Several references to choose from: some item has two or more (one per item under different names is none).
+    several = reference is None and any(sum(c.is_reference and not c.is_spam for c in cands) > 1 for cands in listed)
+    names = [reference] if reference is not None else available
     segments: list[Segment] = []
     by_key: dict[str, Item] = {}
     skipped = 0
-    system_order: dict[str, tuple[int, int]] = {}
-    for item in items:
-        candidates = sorted(item.candidates.all(), key=lambda c: (c.position, c.pk))
-        reference = next((c for c in candidates if c.is_reference), None)
-        if reference is None:
+    system_order: dict[str, tuple[int, int, int]] = {}
+    for item, candidates in zip(items, listed):
+        texts = {c.system: c.text for c in candidates
+                 if c.is_reference and not c.is_spam and (reference is None or c.system == reference)}
+        if not texts:
             skipped += 1
             continue
         hypotheses: dict[str, str] = {}
         for cand in candidates:
-            if cand.is_reference or cand.is_spam:
+            if cand.is_spam or cand.system in texts or (cand.is_reference and reference is None):
                 continue
             hypotheses[cand.system] = cand.text
-            system_order.setdefault(cand.system, (cand.position, len(system_order)))
-        segments.append(Segment(key=item.external_id, document=item.document_id, reference=reference.text,
-                                hypotheses=hypotheses, source=item.source or None))
+            # machine systems first, the other references (scored like systems) after them
+            system_order.setdefault(cand.system, (int(cand.is_reference), cand.position, len(system_order)))
+        segments.append(Segment(key=item.external_id, document=item.document_id, reference=next(iter(texts.values())),
+                                hypotheses=hypotheses, source=item.source or None,
+                                references=tuple(texts.get(n) for n in names) if several else ()))
         by_key[item.external_id] = item
     # Every segment lists its systems in study-file order, so Corpus.systems (first seen) is that order.
     rank = {s: i for i, s in enumerate(sorted(system_order, key=lambda s: system_order[s]))}
     segments = [Segment(key=s.key, document=s.document, reference=s.reference, source=s.source,
+                        references=s.references,
                         hypotheses=dict(sorted(s.hypotheses.items(), key=lambda kv: rank[kv[0]])))
                 for s in segments]
     notes: list[str] = []
     if skipped:
-        notes.append(f"{skipped} item(s) without a reference candidate were skipped (reference-based metrics)")
+        which = f"a {reference!r} candidate" if reference is not None else "a reference candidate"
+        notes.append(f"{skipped} item(s) without {which} were skipped (reference-based metrics)")
+    others = [n for n in available if n not in names]
+    if reference is not None and others:
+        notes.append(f"reference {reference!r} (chosen); the study's other reference(s) {references_text(others)} "
+                     "scored like systems")
     language, guessed = study.target_language.strip(), False
     per_item = {key: lang for key, item in by_key.items() if (lang := _item_language(item))}
     found = Counter(per_item.values())
@@ -135,10 +180,10 @@ def build_study_corpus(study: Study) -> StudyCorpus:
                          f"({guess.evidence}); language-specific evaluators refuse to guess")
     corpus = Corpus(segments=segments, target_language=normalise_language(language),
                     source_language=study.source_language.strip(), target_language_guessed=guessed,
-                    segment_languages=segment_languages)
+                    segment_languages=segment_languages, reference_names=names)
     return StudyCorpus(corpus=corpus, items=by_key, notes=notes, n_skipped_no_reference=skipped)
 
 
-def study_corpus(study: Study) -> Corpus:
+def study_corpus(study: Study, reference: str | None = None) -> Corpus:
     """The study's real items with a reference as a :class:`Corpus` (segment key = item id)."""
-    return build_study_corpus(study).corpus
+    return build_study_corpus(study, reference).corpus

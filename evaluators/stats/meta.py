@@ -319,6 +319,23 @@ def assign_ranks(sig: np.ndarray, p_threshold: float) -> list[int]:
     return ranks
 
 
+def split_ties(ordered: Sequence[str], values: Mapping[str, float | None], ranks: Sequence[int]) -> list[str]:
+    """Notes for metrics with equal statistics that ``AssignRanks`` put in different clusters.
+
+    ``AssignRanks`` walks the metrics in order and compares each only with the current cluster, so which of
+    two equal metrics opens the next cluster depends on their order (here, as in mt-metrics-eval's
+    ``CompareMetrics``, equal values are sorted by name: the names decide).
+    """
+    notes = []
+    for i, a in enumerate(ordered):
+        for j in range(i + 1, len(ordered)):
+            b = ordered[j]
+            if values[a] is not None and values[a] == values[b] and ranks[i] != ranks[j]:
+                notes.append(f"{a} and {b} have the same {values[a]:.4g} but land in clusters {ranks[i]} and "
+                             f"{ranks[j]}: AssignRanks depends on the order of equal metrics (here by name)")
+    return notes
+
+
 # --- everything together --------------------------------------------------------------------------
 
 def meta_evaluate(*, human_seg: np.ndarray, metrics_seg: Mapping[str, np.ndarray],
@@ -398,6 +415,7 @@ def meta_evaluate(*, human_seg: np.ndarray, metrics_seg: Mapping[str, np.ndarray
             sig[i, j] = perm_both(gold, va, vb, statistic=stat, rng=rng, resamples=settings.resamples)
             matrix.setdefault(a, {})[b] = float(sig[i, j])
     ranks = assign_ranks(sig, settings.p_threshold)
+    notes += split_ties(ordered, values, ranks)
     clusters = [{"metric": name, "rank": ranks[i], "statistic": settings.cluster_statistic,
                  "value": values[name],
                  "lower_is_better": name in flip} for i, name in enumerate(ordered)]

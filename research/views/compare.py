@@ -38,6 +38,7 @@ from evaluators.comparison.readiness import study_compare_readiness
 from evaluators.comparison.selectors import evaluators_for_study
 from evaluators.jobs import comparison_or_job, job_submit, study_jobs
 from evaluators.metrics.scores import ScoreFileError, scores_import
+from evaluators.metrics.study_corpus import study_references
 from evaluators.models import EvaluationJob, JobKind
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -126,8 +127,9 @@ def _system_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | None = None,
           import_form: ScoreImportForm | None = None, import_errors: list[str] | None = None,
           status_code: int = 200) -> HttpResponse:
+    references = study_references(study)
     options_form = CompareOptionsForm(request.GET or None)
-    if options_form.is_valid():
+    if options_form.is_valid() and _reference_known(options_form, references):
         options = options_form.options()
     else:  # no query (or a bad one, reported beside the form): the defaults
         options = {"human_score": "expected_wins", "n_boot": 1000, "seed": 0}
@@ -151,7 +153,8 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "corpus_groups": corpus_groups(result),
         "meta": _meta_rows(result.get("meta")),
         "human_label": _human_label(result, options["human_score"]),
-        "run_form": run_form or EvaluatorRunForm(), "import_form": import_form or ScoreImportForm(),
+        "run_form": run_form or EvaluatorRunForm(references=references),
+        "import_form": import_form or ScoreImportForm(), "study_references": references,
         "import_errors": import_errors or [],
         "readiness": study_compare_readiness(study=study),
         **_jobs_context(study),
@@ -168,11 +171,13 @@ def compare_page(request: HttpRequest, slug: str) -> HttpResponse:
 @staff_member_required
 def compare_run(request: HttpRequest, slug: str) -> HttpResponse:
     study = access.study_for(request.user, slug, "scores")
-    form = EvaluatorRunForm(request.POST)
+    form = EvaluatorRunForm(request.POST, references=study_references(study))
     if not form.is_valid():
         return _page(request, study, run_form=form, status_code=400)
     names = list(dict.fromkeys(form.cleaned_data["evaluators"]))
     params: dict[str, Any] = {"evaluators": names}
+    if form.cleaned_data.get("reference"):
+        params["reference"] = form.cleaned_data["reference"]
     if form.cleaned_data.get("nlp"):
         params["nlp"] = form.cleaned_data["nlp"]
     if form.cleaned_data.get("paired") and form.cleaned_data["paired"] != "bs":
@@ -241,6 +246,16 @@ def _jobs_context(study: Study, pending: EvaluationJob | None = None) -> dict[st
     return {"study": study, "jobs": jobs, "pending": pending, "poll_url": poll_url, "jobs_waiting": waiting}
 
 
+def _reference_known(form: CompareOptionsForm, references: list[str]) -> bool:
+    """Whether the form's reference (if any) is one of the study's; if not, the error is put on the form."""
+    chosen = form.cleaned_data.get("reference")
+    if chosen and chosen not in references:
+        form.add_error("reference", f"{chosen!r} is not a reference of this study; its references: "
+                                    f"{', '.join(references) or 'none'}")
+        return False
+    return True
+
+
 def _pending_job(request: HttpRequest, study: Study) -> EvaluationJob | None:
     value = request.GET.get("pending", "")
     return EvaluationJob.objects.filter(study=study, pk=int(value)).first() if value.isdigit() else None
@@ -265,6 +280,11 @@ class StudyCompareAPI(APIView):
             OpenApiParameter("seed", {"type": "integer", "minimum": 0, "maximum": 2**32 - 1},
                              description="Bootstrap seed, 0 to 2³²−1 (default 0)."),
             OpenApiParameter("evaluator", str, many=True, description="Only these evaluators (repeatable)."),
+            OpenApiParameter("reference", str,
+                             description="One of the study's reference systems: the other references are ranked "
+                                         "like systems and only evaluators scored against it are compared "
+                                         "(default: every reference stays a reference; each evaluator names its "
+                                         "own). 400 listing the references for another name."),
         ],
         responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT,
                    403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
@@ -276,7 +296,7 @@ class StudyCompareAPI(APIView):
     def get(self, request: Request, slug: str) -> Response:
         study = access.study_for(request.user, slug, "compare")
         form = CompareOptionsForm(request.query_params)
-        if not form.is_valid():
+        if not form.is_valid() or not _reference_known(form, study_references(study)):
             errors = {field: [e["message"] for e in errs] for field, errs in form.errors.get_json_data().items()}
             return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)
         names = request.query_params.getlist("evaluator")

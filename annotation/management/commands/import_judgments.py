@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
 from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
+from annotation.judgment_import_base import references_message
 from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
 from studies.cli import read_text_file
 
@@ -27,7 +28,9 @@ class Command(BaseCommand):
         parser.add_argument("--slug", help="The new study's slug (default: from the file name).")
         parser.add_argument("--study-file", help="The original study file (JSON): texts and settings.")
         parser.add_argument("--reference-system", action="append", default=[], metavar="NAME",
-                            help="Formats without a reference flag: the system(s) that are human references.")
+                            help="The system(s) that are human references (repeatable). mqm-tsv: replaces the name "
+                                 "rule (ref, ref.A, refB, Human-A.0 ... are references); other formats: added to the "
+                                 "file's own flags. Standard error says which systems became references.")
         parser.add_argument("--source", default="", metavar="TEXT",
                             help="Where the file came from (e.g. \"Google's WMT21 MQM release, ted/zhen\"); "
                                  "recorded with the study and quoted by the methods paragraph (docs/reports.md).")
@@ -65,4 +68,5 @@ class Command(BaseCommand):
         except JudgmentImportError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)
+        self.stderr.write(references_message(study, opts["fmt"], opts["reference_system"]))
         self.stdout.write(study.slug)

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.comparison.selectors import evaluators_for_study, study_comparison
 from evaluators.comparison.core import HUMAN_SCORES
+from evaluators.metrics.study_corpus import ReferenceChoiceError
 from studies import access
 
 
@@ -30,6 +31,9 @@ def comparison_text(result: dict[str, Any]) -> str:
                   if mean.get("mean") is not None else "")
             rank = '—' if s['rank'] is None else s['rank']
             lines.append(f"  #{rank} {system}: {_fmt(s['score'], 4)}{ci}")
+        refs = e.get("references") or []
+        if refs:
+            lines.append(f"  reference{'s' if len(refs) > 1 else ''}: {', '.join(refs)}")
         for signature in (e.get("signature") or "").splitlines():
             lines.append(f"  signature: {signature}")
         paired = e.get("paired")
@@ -38,9 +42,13 @@ def comparison_text(result: dict[str, Any]) -> str:
             lines.append(f"  {paired['method_name']} vs {paired['baseline']} ({paired['n_samples']} samples, "
                          f"seed {paired['seed']}): " + ", ".join(
                              f"{t['system']} p={_fmt(t['p_value'], 4)}{'*' if t['significant'] else ''}" for t in others))
-        significant = [t for t in e["paired_t_tests"]["tests"] if t["p_value"] is not None and t["p_value"] < 0.05]
-        lines.append(f"  paired t-tests (per {e['paired_t_tests']['unit']}): {len(significant)} of "
-                     f"{len(e['paired_t_tests']['tests'])} pairs differ at p < 0.05")
+        block = e["paired_t_tests"]
+        if block.get("note"):  # too few units: no verdict at all
+            lines.append(f"  paired t-tests (per {block['unit']}): {block['note']}")
+        else:
+            verdicts = [t for t in block["tests"] if t.get("better")]
+            lines.append(f"  paired t-tests (per {block['unit']}): {len(verdicts)} of {len(block['tests'])} pairs "
+                         f"differ at p < {block.get('alpha', 0.05)}")
         il = e.get("item_level")
         if il:
             lines.append(f"  item level: n={il['n']} AC1={_fmt(il['ac1']['value'])} accuracy={_fmt(il['accuracy'])} "
@@ -77,6 +85,11 @@ class Command(BaseCommand):
                             help="Human system score to correlate with (default expected_wins).")
         parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples for CIs (default 1000).")
         parser.add_argument("--seed", type=int, default=0, help="Bootstrap seed (default 0).")
+        parser.add_argument("--reference", metavar="NAME", default=None,
+                            help="The reference system of the comparison (one of the study's reference candidates): "
+                                 "the other references are ranked and correlated like systems, and only the "
+                                 "evaluators scored against NAME are compared. Default: every reference is left "
+                                 "out of the ranking and each evaluator names the reference(s) it used.")
         parser.add_argument("--output", metavar="FILE", help="Write to FILE instead of standard output.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -90,8 +103,11 @@ class Command(BaseCommand):
             if unknown:
                 raise CommandError(f"no scores for evaluator(s) {', '.join(unknown)} in {study.slug}; "
                                    f"available: {', '.join(sorted(known)) or 'none'}")
-        result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
-                                  n_boot=opts["bootstrap"], seed=opts["seed"])
+        try:
+            result = study_comparison(study=study, names=opts["evaluator"], human_score=opts["human_score"],
+                                      n_boot=opts["bootstrap"], seed=opts["seed"], reference=opts["reference"])
+        except ReferenceChoiceError as exc:
+            raise CommandError(f"--reference: {exc}") from None
         out = (json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n" if opts["json"]
                else comparison_text(result))
         if opts["output"]:

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluators import progress
 from evaluators.metrics.scores import (EvaluationError, UnknownEvaluatorError, evaluator_names,
                                        evaluator_prepare, evaluators_store)
-from evaluators.metrics.study_corpus import build_study_corpus
+from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus
 from evaluators.models import Evaluator
 from studies import access
 
@@ -30,6 +30,10 @@ class Command(BaseCommand):
                             help="Language backend: lexicon (the default of the evaluators that need one) or "
                                  "spacy:PIPELINE (an installed spaCy pipeline, e.g. spacy:en_core_web_sm), which blonde, "
                                  "dblonde and blonde-plus need.")
+        parser.add_argument("--reference", metavar="NAME", default=None,
+                            help="The reference system to score against (one of the study's reference candidates; "
+                                 "the others are then scored like systems). Needed when items have several "
+                                 "references, except by bleu, chrf and ter, which use all of them by default.")
         paired = parser.add_mutually_exclusive_group()
         paired.add_argument("--paired-bs", action="store_const", dest="paired", const="bs",
                             help="sacrebleu's paired bootstrap (1,000 resamples, seed 12345) of every system against "
@@ -55,13 +59,17 @@ class Command(BaseCommand):
         paired = None if opts["paired"] == "none" else opts["paired"]
         # Synchronous here (the pages queue background jobs instead); a progress bar on a terminal.
         bar = sys.stderr if sys.stderr.isatty() else None
-        built = build_study_corpus(study)  # once for all the evaluators
+        try:
+            built = build_study_corpus(study, opts["reference"])  # once for all the evaluators
+        except ReferenceChoiceError as exc:
+            raise CommandError(f"--reference: {exc}") from None
         names = list(dict.fromkeys(opts["evaluator"]))  # keep order, run each once
         runs = []
         for name in names:  # all run first, then all stored: one failing stores none
             with progress.listening(_progress_bar(bar, name) if bar else lambda *_: None):
                 try:
-                    runs.append(evaluator_prepare(study=study, name=name, nlp=opts["nlp"], paired=paired, built=built))
+                    runs.append(evaluator_prepare(study=study, name=name, nlp=opts["nlp"], paired=paired, built=built,
+                                                  reference=opts["reference"]))
                 except (UnknownEvaluatorError, EvaluationError) as exc:
                     stored = "nothing was stored" if len(names) == 1 else f"none of {', '.join(names)} was stored"
                     raise CommandError(f"{name}: {exc} ({stored})") from None
@@ -81,6 +89,8 @@ def system_scores_text(evaluator: Evaluator) -> str:
     lines = []
     for system, entry in evaluator.system_scores.items():
         lines.append(f"  {system}: {_fmt(entry.get('score'))}")
+    if evaluator.references:
+        lines.append(f"  reference{'s' if len(evaluator.references) > 1 else ''}: {', '.join(evaluator.references)}")
     for signature in evaluator.signature.splitlines():
         lines.append(f"  signature: {signature}")
     paired = evaluator.paired

@@ -174,7 +174,10 @@ class Command(BaseCommand):
         parser.add_argument("--hyp", action="append", required=True, metavar="FILE|NAME=FILE",
                             help="A system's output, one segment a line; repeat for several systems. The system "
                                  "is named after the file without its extension, or NAME.")
-        parser.add_argument("--ref", required=True, metavar="FILE", help="The reference, one segment a line.")
+        parser.add_argument("--ref", action="append", required=True, metavar="FILE",
+                            help="The reference, one segment a line. Repeat for several references: bleu, chrf and "
+                                 "ter score against all of them (sacrebleu's nrefs); the other evaluators take one "
+                                 "and refuse several.")
         parser.add_argument("--src", metavar="FILE", help="The source, one segment a line (evaluators that need it).")
         parser.add_argument("--docs", metavar="FILE",
                             help="One document id a line, aligned with the segments (mt-metrics-eval convention); "
@@ -220,8 +223,19 @@ class Command(BaseCommand):
         target, source = self._language(opts["target_language"], "--target-language"), \
             self._language(opts["source_language"], "--source-language")
 
-        ref_path = Path(opts["ref"])
+        ref_paths = [Path(p) for p in opts["ref"]]
+        ref_path = ref_paths[0]
         refs = read_lines(ref_path, "--ref")
+        more_refs = [read_lines(p, "--ref") for p in ref_paths[1:]]
+        for path, lines in zip(ref_paths[1:], more_refs):
+            _check_length(path, "--ref", len(lines), ref_path, len(refs))
+        from evaluators.metrics.corpus import takes_several_references
+
+        single = [n for n in names if more_refs and not takes_several_references(registry[n])]
+        if single:
+            raise _fail(f"--ref: {len(ref_paths)} references given ({', '.join(map(str, ref_paths))}); "
+                        f"{', '.join(single)} score{'s' if len(single) == 1 else ''} against one: give one --ref "
+                        "(bleu, chrf and ter take several)")
         systems = self._systems(opts["hyp"], ref_path, len(refs))
         sources = None
         if opts["src"]:
@@ -257,10 +271,12 @@ class Command(BaseCommand):
         corpus = Corpus(
             segments=[Segment(key=str(i + 1), document=docs[i] if docs else "", reference=ref,
                               hypotheses={s.name: s.lines[i] for s in systems},
-                              source=sources[i] if sources else None)
+                              source=sources[i] if sources else None,
+                              references=(ref, *(lines[i] for lines in more_refs)) if more_refs else ())
                       for i, ref in enumerate(refs)],
             target_language=target, source_language=source or "", target_language_guessed=bool(guess_evidence),
-            annotations=annotations)
+            annotations=annotations,
+            reference_names=[str(p) for p in ref_paths] if more_refs else [])
         nlp = self._backend(opts["nlp"], [n for n in names if n not in SACREBLEU_KINDS])
         for name in names:  # refused before any evaluator runs (each would refuse too, after the others' work)
             if getattr(registry[name], "needs_spacy", False) and not (nlp and nlp.name.startswith("spacy:")):
@@ -427,7 +443,7 @@ class Command(BaseCommand):
             lines.append("  ".join([f"{shown:>{name_w}}",
                                     *(f"{cells.get((system, m), ''):^{w}}" for m, w in zip(metrics, widths))]))
         lines += ["", "p: the probability of an absolute score difference at least this large by chance, if the "
-                  "system and the baseline came from the same process; * = p <= 0.05 (sacrebleu's marking).",
+                  "system and the baseline came from the same process; * = p < 0.05 (sacrebleu's rule as it explains it).",
                   "Significance says the systems differ, not which is better.", "", "Signatures:"]
         seen: set[str] = set()
         for t in tests:

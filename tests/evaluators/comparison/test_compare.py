@@ -129,9 +129,10 @@ def test_reproducible_from_frames(study):
                                              "kind": e["kind"], "description": e["description"],
                                              "signature": e["signature"], "backend": e["backend"],
                                              "notes": e["evaluator_notes"], "paired": e["paired"],
-                                             "system_scores": e["corpus"]}
+                                             "system_scores": e["corpus"], "references": e["references"]}
                                             for e in via_study["evaluators"]],
                                 study=study.slug, n_boot=100)
+    assert via_study.pop("references") == {"study": ["reference"], "chosen": None, "human_side": ["reference"]}
     assert json.dumps(via_frames, sort_keys=True) == json.dumps(via_study, sort_keys=True)
 
 

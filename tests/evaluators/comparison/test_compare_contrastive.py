@@ -139,4 +139,4 @@ def test_command_text_summarises_the_accuracy(study):
     text = out.getvalue()
     assert "ContraPro accuracy (3 items, variants contrastive-1, contrastive-2):" in text
     assert "  model: 0.667 (2/3 items)" in text
-    assert "paired t-tests (per item): 0 of 3 pairs differ at p < 0.05" in text
+    assert "paired t-tests (per item): 3 items: too few for a per-item test (at least 10): no verdict" in text

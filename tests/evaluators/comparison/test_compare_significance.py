@@ -63,18 +63,21 @@ def test_paired_t_tests_equal_scipy():
     assert ab["t"] == pytest.approx(expected.statistic) and ab["p_value"] == pytest.approx(expected.pvalue)
     assert ab["n"] == 5 and ab["df"] == 4 and ab["mean_diff"] == pytest.approx(np.mean(A) - np.mean(B))
     assert ab["ci_low"] < ab["mean_diff"] < ab["ci_high"]
-    assert ab["better"] == "B"  # higher is better and B is higher
+    assert ab["favours"] == "B"  # higher is better and B is higher
+    # 5 items: too few for a verdict, whatever p is (issue 22)
+    assert ab["better"] is None and ab["verdict"].startswith("5 items: too few for a per-item test")
+    assert block["note"] == "5 items: too few for a per-item test (at least 10): no verdict"
     ac = block["tests"][1]
-    assert ac["p_value"] == pytest.approx(stats.ttest_rel(A, C).pvalue) and ac["better"] == "A"
+    assert ac["p_value"] == pytest.approx(stats.ttest_rel(A, C).pvalue) and ac["favours"] == "A"
     lower = run(frame({"A": A, "B": B, "C": C}), hib=False)["paired_t_tests"]["tests"][0]
-    assert lower["better"] == "A" and lower["t"] == pytest.approx(ab["t"])  # same test, other verdict
+    assert lower["favours"] == "A" and lower["t"] == pytest.approx(ab["t"])  # same test, other direction
 
 
 def test_constant_difference_is_undefined_not_absurd():
     m = run(frame({"ref": [0.9] * 4, "sys": [0.1] * 4}))
     test = m["paired_t_tests"]["tests"][0]
     assert test["t"] is None and test["p_value"] is None and test["note"] == "all differences are equal: t undefined"
-    assert test["mean_diff"] == pytest.approx(0.8) and test["better"] == "ref"
+    assert test["mean_diff"] == pytest.approx(0.8) and test["favours"] == "ref" and test["better"] is None
 
 
 def test_documents_are_the_unit_when_the_study_has_them():
@@ -128,5 +131,6 @@ def test_stored_study_with_documents_uses_documents():
     # doc-0 = ext-0, 2, 4; doc-1 = ext-1, 3, 5 → sys1 means 3 and 4
     assert m["system_means"]["systems"]["sys1"]["mean"] == pytest.approx(3.5)
     test = m["paired_t_tests"]["tests"][0]
-    assert (test["a"], test["b"], test["n"], test["better"]) == ("sys1", "sys2", 2, "sys2")
+    assert (test["a"], test["b"], test["n"], test["favours"], test["better"]) == ("sys1", "sys2", 2, "sys2", None)
+    assert test["verdict"] == "2 documents: too few for a per-document test (at least 10): no verdict"
     assert test["mean_diff"] == pytest.approx(-2.0) and test["t"] is None  # constant difference

@@ -59,8 +59,8 @@ def test_ter_is_oriented_in_ranks_item_level_tau_and_system_correlations(study):
     assert e["system_level"]["spearman"]["value"] == pytest.approx(1.0)
     assert e["system_level"]["kendall"]["value"] == pytest.approx(1.0)
     assert e["system_level"]["pearson"]["value"] > 0.9
-    better = {(t["a"], t["b"]): t["better"] for t in e["paired_t_tests"]["tests"]}
-    assert better[("sys1", "sys4")] == "sys1"  # the lower mean TER wins the t-test
+    favours = {(t["a"], t["b"]): t["favours"] for t in e["paired_t_tests"]["tests"]}
+    assert favours[("sys1", "sys4")] == "sys1"  # the lower mean TER is favoured (no verdict on so few units)
     # sacrebleu's paired test: baseline = the first system of the study file; TER's direction is sacrebleu's
     paired = e["paired"]
     assert paired["baseline"] == "sys1" and paired["method"] == "bs" and paired["seed"] == 12345
@@ -77,7 +77,7 @@ def test_bleu_system_score_is_sacrebleus_corpus_bleu_with_its_signature(study):
     metric = BLEU()
     expected = metric.corpus_score(hyps, [refs])
     assert bleu.system_scores["sys3"]["score"] == pytest.approx(expected.score)
-    assert bleu.signature == str(metric.get_signature())
+    assert bleu.signature == f"{metric.get_signature()}|ref:reference"  # sacrebleu's, naming the reference
     sentence_mean = sum(r.score for r in MetricScore.objects.filter(evaluator=bleu, system="sys3")) / len(refs)
     assert sentence_mean != pytest.approx(expected.score)  # the old system score (a mean) is not what is shown
     e = next(x for x in study_comparison(study=study, n_boot=100)["evaluators"] if x["name"] == "bleu")

@@ -158,7 +158,7 @@ def test_undefined_scores_are_not_stored_and_non_finite_system_scores_become_nul
     assert MetricScore.objects.filter(evaluator=evaluator).count() == 6  # 8 minus ext-0's two
     assert evaluator.system_scores["B"]["score"] is None and evaluator.system_scores["A"]["score"] == 1.5
     assert "2 segment score(s) undefined: not stored, left out of the means" in evaluator.notes
-    assert "a note" in evaluator.notes and evaluator.signature == "t|v:1"
+    assert "a note" in evaluator.notes and evaluator.signature == "t|v:1|ref:reference"  # the stored signature names the reference
 
 
 def test_blonde_with_a_spacy_backend_on_a_study_records_the_pipeline():

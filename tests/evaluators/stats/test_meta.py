@@ -88,6 +88,25 @@ def test_assign_ranks_starts_a_cluster_at_the_first_significant_loss():
     assert meta.assign_ranks(sig, 0.05) == [1, 1, 2, 2]
 
 
+def test_assign_ranks_depends_on_the_order_of_equal_metrics_and_the_result_says_so():
+    # Z > X = Y.  Z beats Y significantly (p .01) but not X (p .3); X and Y do not differ (p .5).
+    p = {("Z", "X"): 0.3, ("Z", "Y"): 0.01, ("X", "Y"): 0.5, ("Y", "X"): 0.5}
+
+    def ranks(order: list[str]) -> dict[str, int]:
+        sig = np.zeros((3, 3))
+        for i, a in enumerate(order):
+            for j in range(i + 1, 3):
+                sig[i, j] = p[(a, order[j])]
+        return dict(zip(order, meta.assign_ranks(sig, 0.05)))
+
+    assert ranks(["Z", "X", "Y"]) == {"Z": 1, "X": 1, "Y": 2}  # X, then Y: Y opens cluster 2 alone
+    assert ranks(["Z", "Y", "X"]) == {"Z": 1, "Y": 2, "X": 2}  # Y, then X: X follows Y into cluster 2
+    notes = meta.split_ties(["Z", "X", "Y"], {"Z": 0.9, "X": 0.8, "Y": 0.8}, [1, 1, 2])
+    assert notes == ["X and Y have the same 0.8 but land in clusters 1 and 2: AssignRanks depends on the order "
+                     "of equal metrics (here by name)"]
+    assert meta.split_ties(["Z", "Y", "X"], {"Z": 0.9, "X": 0.8, "Y": 0.8}, [1, 2, 2]) == []
+
+
 def test_perm_both_separates_a_good_metric_from_noise_and_not_from_itself():
     rng = np.random.default_rng(1)
     gold = np.arange(12, dtype=float)
