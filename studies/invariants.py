@@ -191,7 +191,8 @@ def free_copy_title(study: Study) -> str:
         k += 1
 
 
-_NOT_COPIED = {"id", "slug", "title", "status", "created_at"}
+#: ``prolific_study_id``: a copy is another Prolific study, so its entry starts off (docs/crowd.md).
+_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "prolific_study_id"}
 
 
 @transaction.atomic
