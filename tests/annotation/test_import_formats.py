@@ -19,7 +19,8 @@ from studies.models import Candidate, Item, Study
 from tests.annotation.test_import_judgments import export, report, same
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 SCORES = """annotator,system,segment,score,document,source,target,reference
 ann1,sysA,s1,70,d1,Hello.,Hallo.,Hallo!

@@ -18,7 +18,8 @@ from studies.models import Status, Study
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 
 def judge_all(annotator) -> int:

@@ -10,6 +10,7 @@ from django.utils.text import slugify
 
 from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
 from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
+from studies import access
 
 
 class Command(BaseCommand):
@@ -35,8 +36,10 @@ class Command(BaseCommand):
                                  "scale (LOW > HIGH turns lower-is-better round; write --scale=-25:0 for a "
                                  "negative LOW), or 'auto' (the file's own minimum and maximum). Without it, "
                                  "scores outside 0-100 are bad rows (docs/import.md).")
+        parser.add_argument("--user", metavar="USERNAME", help=access.OWNER_OPTION_HELP)
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        owner = access.command_owner(opts["user"])
         path = Path(opts["file"])
         try:
             content = path.read_text(encoding="utf-8")
@@ -70,4 +73,5 @@ class Command(BaseCommand):
         except JudgmentImportError as exc:
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)
+        access.study_created_by(study, owner, how="import_judgments", file=path.name, format=opts["fmt"])
         self.stdout.write(study.slug)
