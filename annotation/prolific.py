@@ -87,6 +87,12 @@ def _used(annotator: Annotator) -> bool:
     return annotator.instructions_seen_at is not None or annotator.assignments.exists()
 
 
+def _arrived_before(annotator: Annotator, session_id: str) -> bool:
+    """True when this SESSION_ID entered before binding existed (an annotator from an earlier version's entry):
+    the session that created the annotator comes back and binds it."""
+    return any(entry.get("prolific_session_id") == session_id for entry in annotator.external_sessions)
+
+
 def prolific_enter(*, study: Study, pid: str, session_id: str, browser_pid: str) -> Entry:
     """Let ``pid`` in (creating its annotator on first arrival, binding it to ``session_id``), or refuse.
 
@@ -98,12 +104,14 @@ def prolific_enter(*, study: Study, pid: str, session_id: str, browser_pid: str)
     if annotator is not None and annotator.entry_session:
         if annotator.entry_session != session_id or browser_pid != pid:
             return Entry(annotator=None)
-    elif annotator is not None and _used(annotator):
+    elif annotator is not None and _used(annotator) and not _arrived_before(annotator, session_id):
         return Entry(annotator=None)  # invited with this id and already at work through its own link
     else:
         annotator = annotator if annotator is not None else annotator_for_external_id(study=study, external_id=pid)
-        bound = Annotator.objects.filter(pk=annotator.pk, entry_session="",
-                                         instructions_seen_at__isnull=True).update(entry_session=session_id)
+        unbound = Annotator.objects.filter(pk=annotator.pk, entry_session="")
+        if not _arrived_before(annotator, session_id):
+            unbound = unbound.filter(instructions_seen_at__isnull=True)
+        bound = unbound.update(entry_session=session_id)
         if not bound:  # another arrival bound it at the same moment: only its own session goes on
             annotator.refresh_from_db(fields=["entry_session"])
             if annotator.entry_session != session_id:

@@ -746,3 +746,19 @@ def test_no_system_names_flags_or_item_ids_in_any_page(protocol):
             assert word not in lowered, word
         for ext in external_ids:
             assert ext not in body, ext
+
+
+def test_a_participant_from_before_binding_is_bound_by_their_own_session():
+    """An annotator an earlier version's entry created (sessions recorded, nothing bound) goes on with the same
+    SESSION_ID; another session is refused."""
+    study = prolific_study()
+    legacy = annotators_create(study=study, external_ids=["old1"])[0]
+    legacy.external_sessions = [{"prolific_study_id": PROLIFIC_STUDY, "prolific_session_id": "sOld", "at": "x"}]
+    legacy.save(update_fields=["external_sessions"])
+    Client().get(url("start", legacy))  # at work already
+    assert Client().get(entry(study, "old1", "sNew")).status_code == 403
+    participant = Client()
+    assert participant.get(entry(study, "old1", "sOld"))["Location"] == url("start", legacy)
+    legacy.refresh_from_db()
+    assert legacy.entry_session == "sOld"
+    assert Client().get(entry(study, "old1", "sOld")).status_code == 403  # bound now: another browser is refused
