@@ -20,6 +20,7 @@ from annotation.export import csv_lines, judgment_rows
 from annotation.links import invitation_url
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.services import annotators_create
+from studies import access
 from studies import admin as studies_admin
 from studies import admin_actions
 from studies.admin_access import StudyScopedAdmin, related_only
@@ -57,6 +58,29 @@ class AnnotatorAdmin(StudyScopedAdmin):
     # is_pilot is set at invitation: flipping it later would move finished work in or out of the reports.
     readonly_fields = ("study", "code", "is_pilot", "external_sessions", "sequence", "link_column", "progress_column",
                        "instructions_seen_at", "finished_at", "excluded_at", "created_at")
+
+    # The invitation link carries the annotator's secret token: managers only (the "invite" action), never
+    # analysts, who may read this list and the change form (docs/access.md).
+    def _may_invite(self, request: HttpRequest, study: Study) -> bool:
+        cache: dict[int, bool] = request.__dict__.setdefault("_annotator_admin_invite", {})
+        if study.pk not in cache:
+            cache[study.pk] = access.can(request.user, "invite", study)
+        return cache[study.pk]
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        columns = [c for c in super().get_list_display(request) if c != "link_column"]
+
+        @admin.display(description="invitation link")
+        def link_column(annotator: Annotator) -> str:
+            return self.link_column(annotator) if self._may_invite(request, annotator.study) else "—"
+
+        return [*columns, link_column]
+
+    def get_fields(self, request: HttpRequest, obj: Annotator | None = None) -> Any:
+        fields = list(super().get_fields(request, obj))
+        if obj is None or not self._may_invite(request, obj.study):
+            fields = [f for f in fields if f != "link_column"]
+        return fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Annotator]:
         return super().get_queryset(request).annotate(

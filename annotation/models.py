@@ -31,6 +31,10 @@ class Annotator(models.Model):
     external_sessions = models.JSONField(default=list, blank=True,
                                          help_text="Each arrival from a recruiting platform: its study and session ids "
                                                    "(Prolific STUDY_ID, SESSION_ID) and when, for reconciling payments.")
+    entry_session = models.CharField(
+        max_length=200, blank=True,
+        help_text="The Prolific SESSION_ID that first entered with this participant id: the entry link works again "
+                  "only with it, in the browser that first used it (docs/crowd.md).")
     sequence = models.PositiveIntegerField(default=0, help_text="Arrival number in the study; seeds the annotator's item order.")
     created_at = models.DateTimeField(auto_now_add=True)
     instructions_seen_at = models.DateTimeField(null=True, blank=True)

@@ -29,13 +29,14 @@ from annotation import selectors, services, skips
 from annotation.completion import completion_for, completion_record
 from annotation.forms import answer_from_payload, payload_from_post
 from annotation.interface import interface_language, page_context, vary_on_language
+from annotation.links import PROLIFIC_PARAMS
 from annotation.models import Annotator, Assignment
+from annotation.prolific import PROLIFIC_ID, browser_bind, browser_participant, entry_enabled, prolific_enter
 from annotation.rendering import instructions_html
 from annotation.screens import item_screen, option_views, start_screen
 from annotation.tutorial_feedback import tutorial_entry_url
 
-PROLIFIC_PID = re.compile(r"[A-Za-z0-9]{1,200}")
-PROLIFIC_SESSION_PARAMS = {"STUDY_ID": "prolific_study_id", "SESSION_ID": "prolific_session_id"}
+PROLIFIC_PID = PROLIFIC_ID
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete"
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
@@ -299,40 +300,55 @@ def done(request: HttpRequest, annotator: Annotator) -> HttpResponse:
 
 @require_GET
 def prolific(request: HttpRequest, slug: str) -> HttpResponse:
-    """Entry from Prolific: one annotator per PROLIFIC_PID, re-used when they come back."""
+    """Entry from Prolific, for a study whose manager turned it on: one annotator per PROLIFIC_PID, bound to the
+    browser and SESSION_ID that first used it (annotation/prolific.py)."""
     study = selectors.study_by_slug(slug)
+    if not entry_enabled(study):  # off: answered exactly as a study that does not exist
+        study = None
     with interface_language(request, study):
         response = _prolific(request, study) if study is not None else _unknown_link(request)
     return vary_on_language(response, study)
 
 
+def _bad_entry(request: HttpRequest, study: Any, problem: str) -> HttpResponse:
+    return _message(request, status=400, title=_("This entry link is incomplete"), study=study,
+                    message=problem + " " + _("Please open the study again from Prolific, or contact the "
+                                              "researcher through Prolific."))
+
+
 def _prolific(request: HttpRequest, study: Any) -> HttpResponse:
-    pid = request.GET.get("PROLIFIC_PID", "")
-    if not PROLIFIC_PID.fullmatch(pid):
-        if not pid:
-            problem = _("The parameter %(name)s is missing.") % {"name": "PROLIFIC_PID"}
-        else:
-            problem = _("The parameter %(name)s must be 1 to 200 letters and digits.") % {"name": "PROLIFIC_PID"}
-        return _message(request, status=400, title=_("This entry link is incomplete"), study=study,
-                        message=problem + " " + _("Please open the study again from Prolific, or contact the "
-                                                  "researcher through Prolific."))
-    session = {}
-    for param, key in PROLIFIC_SESSION_PARAMS.items():
-        value = request.GET.get(param, "")
-        if value and not PROLIFIC_PID.fullmatch(value):
-            problem = _("The parameter %(name)s must be 1 to 200 letters and digits.") % {"name": param}
-            return _message(request, status=400, title=_("This entry link is incomplete"), study=study,
-                            message=problem + " " + _("Please open the study again from Prolific, or contact the "
-                                                      "researcher through Prolific."))
-        if value:
-            session[key] = value
+    params = {}
+    for name in PROLIFIC_PARAMS:
+        value = request.GET.get(name, "")
+        if not value:
+            return _bad_entry(request, study, _("The parameter %(name)s is missing.") % {"name": name})
+        if not PROLIFIC_PID.fullmatch(value):
+            return _bad_entry(request, study,
+                              _("The parameter %(name)s must be 1 to 200 letters and digits.") % {"name": name})
+        params[name] = value
+    if params["STUDY_ID"] != study.prolific_study_id:
+        return _message(request, status=403, title=_("This entry link is for another study"), study=study,
+                        message=_("The Prolific study in this link is not the one this study was opened for. "
+                                  "Please open the study again from Prolific, or contact the researcher through "
+                                  "Prolific."))
     if study.status != Status.OPEN:  # Prolific participants are never pilot annotators
         closed = _("This study is closed") if study.status == Status.CLOSED else _("This study has not started yet")
         return _message(request, title=closed, study=study,
                         message=_("It does not accept answers right now. Please return the study on Prolific; "
                                   "thank you for your interest."))
+    pid = params["PROLIFIC_PID"]
+    enter = {"study": study, "pid": pid, "session_id": params["SESSION_ID"],
+             "browser_pid": browser_participant(request, study)}
     try:
-        annotator = services.annotator_for_external_id(study=study, external_id=pid, session=session)
+        entry = prolific_enter(**enter)
     except IntegrityError:  # the same participant arrived twice at the same moment
-        annotator = services.annotator_for_external_id(study=study, external_id=pid, session=session)
-    return redirect("annotation:start", token=annotator.token)
+        entry = prolific_enter(**enter)
+    if entry.annotator is None:
+        return _message(request, status=403, title=_("This participant id is already in use"), study=study,
+                        message=_("Someone has already started this study with this Prolific id, in another "
+                                  "browser or another Prolific session, so it cannot be opened here. If that was "
+                                  "you, please go on in the browser where you started; otherwise contact the "
+                                  "researcher through Prolific."))
+    response = redirect("annotation:start", token=entry.annotator.token)
+    browser_bind(response, study, pid, secure=request.is_secure())
+    return response

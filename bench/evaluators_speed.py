@@ -103,7 +103,8 @@ def main() -> None:
     n_segments = len(data["items"])
     py = sys.executable
     run([py, "manage.py", "migrate", "--noinput", "-v", "0"], env)
-    wall, cpu = run([py, "manage.py", "import_study", str(path), "--status", "closed"], env)
+    run([py, "manage.py", "createsuperuser", "--noinput", "--username", "bench", "--email", "bench@example.org"], env)
+    wall, cpu = run([py, "manage.py", "import_study", str(path), "--status", "closed", "--user", "bench"], env)
     print(f"import_study: {n_segments} segments x 6 candidates: {wall:.1f} s wall, {cpu:.1f} s CPU")
     cmd = [py, "manage.py", "evaluate", "evaluators-bench"]
     for name in EVALUATORS:

@@ -97,7 +97,9 @@ def prepare_app_db(*, cluster: Cluster, env: dict[str, str], args: argparse.Name
         how = f"restored from {dump}"
     else:
         _check([PY, "manage.py", "migrate", "--noinput"], env, log)
-        _check([PY, "manage.py", "import_study", str(study_path), "--open"], env, log)
+        _check([PY, "manage.py", "createsuperuser", "--noinput", "--username", "bench", "--email", "bench@example.org"],
+               env, log)
+        _check([PY, "manage.py", "import_study", str(study_path), "--open", "--user", "bench"], env, log)
         _check([pg_bin("pg_dump"), "-Fc", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "postgres",
                 "-f", str(dump), "app"], env, log)
         how = f"imported {study_path}"

@@ -80,8 +80,9 @@ def run(directory: Path, rows: int) -> int:
           f"{tsv.stat().st_size / 1e6:.1f} MB)")
     wall, _, _ = manage(env, "migrate", "--noinput")
     print(f"empty SQLite database migrated in {wall:.1f} s (not timed)")
+    manage(env, "createsuperuser", "--noinput", "--username", "bench", "--email", "bench@example.org")
     wall, cpu, out = manage(env, "import_judgments", str(tsv), "--format", "mqm-tsv", "--slug", "bench",
-                            "--unclosed-spans", "close-at-end")
+                            "--unclosed-spans", "close-at-end", "--user", "bench")
     _, _, counts = manage(env, "shell", "-c", COUNT)
     line = next(ln for ln in counts.splitlines() if ln.startswith("COUNTS "))
     items, cands, raters, judgments, status, protocol = line.split()[1:]

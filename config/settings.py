@@ -95,6 +95,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: every response says what the access log may keep of its path (no token, no query string).
+    "config.logpath.LogPathMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before everything that reads the body or the database: 413 for oversize API bodies,

@@ -20,6 +20,9 @@ from django.http import Http404
 from studies.cli import text_argument
 from studies.models import Role, Study, StudyMembership
 
+#: The members form's choice that makes a user the study's owner (superusers only).
+OWNER = "owner"
+
 #: Roles, lowest first; a higher role may do everything a lower one may.
 ROLE_ORDER: tuple[str, ...] = (Role.VIEWER, Role.ANALYST, Role.MANAGER)
 
@@ -49,29 +52,16 @@ def _authenticated(user: Any) -> bool:
     return bool(user is not None and getattr(user, "is_authenticated", False) and getattr(user, "is_active", False))
 
 
-def _shared() -> Q:
-    """Studies nobody has claimed: no owner and no member. Every staff account manages them, as before
-    per-study access existed (one research group per server; scripts that import with no ``--user`` and
-    read the researcher API with a staff token, INTERFACES.md). Giving one an owner or a member makes it
-    private to them."""
-    return Q(owner__isnull=True) & ~Q(pk__in=StudyMembership.objects.values("study"))
-
-
-def _is_shared(study: Study) -> bool:
-    return study.owner_id is None and not StudyMembership.objects.filter(study=study).exists()
-
-
 def role_of(user: Any, study: Study) -> str | None:
-    """The user's role on the study (the owner: manager; superusers: manager; any staff account on a shared,
-    unclaimed study: manager), or None."""
+    """The user's role on the study (the owner: manager; superusers: manager; members: their role), or None.
+
+    A study without an owner (a legacy one, or one whose owner's account was deleted) gives no staff account
+    a role by default: only superusers and the members it has see it, until a superuser gives it an owner."""
     if not _authenticated(user):
         return None
     if user.is_superuser or (study.owner_id is not None and study.owner_id == user.pk):
         return Role.MANAGER
-    role = StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True).first()
-    if role is None and user.is_staff and _is_shared(study):
-        return Role.MANAGER
-    return role
+    return StudyMembership.objects.filter(study=study, user=user).values_list("role", flat=True).first()
 
 
 def role_allows(role: str | None, action: str) -> bool:
@@ -90,9 +80,7 @@ def studies_visible_to(user: Any) -> QuerySet[Study]:
         return Study.objects.none()
     if user.is_superuser:
         return Study.objects.all()
-    shared = _shared() if user.is_staff else Q(pk__in=[])
-    return Study.objects.filter(Q(owner=user) | Q(pk__in=StudyMembership.objects.filter(user=user).values("study"))
-                                | shared)
+    return Study.objects.filter(Q(owner=user) | Q(pk__in=StudyMembership.objects.filter(user=user).values("study")))
 
 
 def studies_with_role(user: Any, action: str) -> QuerySet[Study]:
@@ -103,8 +91,7 @@ def studies_with_role(user: Any, action: str) -> QuerySet[Study]:
         return Study.objects.all()
     roles = [r for r in ROLE_ORDER if _rank(r) >= _rank(ACTIONS[action])]
     member = StudyMembership.objects.filter(user=user, role__in=roles).values("study")
-    shared = _shared() if user.is_staff else Q(pk__in=[])
-    return Study.objects.filter(Q(owner=user) | Q(pk__in=member) | shared)
+    return Study.objects.filter(Q(owner=user) | Q(pk__in=member))
 
 
 def has_any_role(user: Any, action: str) -> bool:
@@ -164,8 +151,10 @@ def membership_set(*, study: Study, username: str, role: str, by: Any = None, vi
     from studies.audit import audit
 
     username = username.strip()
-    if role != "remove" and role not in ROLE_ORDER:
-        raise ValidationError({"role": [f"{role!r} is not one of {', '.join(ROLE_ORDER)}, remove."]})
+    if role != "remove" and role not in (*ROLE_ORDER, OWNER):
+        raise ValidationError({"role": [f"{role!r} is not one of {', '.join(ROLE_ORDER)}, {OWNER}, remove."]})
+    if role == OWNER and not (_authenticated(by) and by.is_superuser):
+        raise ValidationError({"role": ["only a superuser gives a study its owner"]})
     user = get_user_model().objects.filter(username=username).first() if username else None
     if user is None:
         raise ValidationError({"username": [f"no user {username!r}" if username else "give a username"]})
@@ -176,6 +165,8 @@ def membership_set(*, study: Study, username: str, role: str, by: Any = None, vi
     if study.owner_id == user.pk:
         raise ValidationError({"username": [f"{username!r} owns this study (always a manager); "
                                             "change the owner in the admin"]})
+    if role == OWNER:
+        return _owner_set(study=study, user=user, by=by, via=via)
     current = StudyMembership.objects.filter(study=study, user=user).first()
     if role == "remove":
         if current is None:
@@ -193,6 +184,18 @@ def membership_set(*, study: Study, username: str, role: str, by: Any = None, vi
         current.save(update_fields=["role"])
         audit(by, "member_changed", study, member=username, before=before, role=role, via=via)
     return f"{username} is {role} on {study.slug}."
+
+
+def _owner_set(*, study: Study, user: Any, by: Any, via: str) -> str:
+    """Make ``user`` the study's owner (a superuser's decision; a member row of theirs gives way to it)."""
+    from studies.audit import audit
+
+    before = study.owner.get_username() if study.owner is not None else ""
+    StudyMembership.objects.filter(study=study, user=user).delete()
+    Study.objects.filter(pk=study.pk).update(owner=user)
+    study.owner = user
+    audit(by, "settings_changed", study, fields=["owner"], owner=user.get_username(), before=before, via=via)
+    return f"{user.get_username()} now owns {study.slug}."
 
 
 #: The ``--user`` option's help, shared by every command that takes it.
@@ -213,6 +216,33 @@ def command_user(username: str | None) -> Any:
     if user is None:
         raise CommandError(f"--user: no active user {username!r}")
     return user
+
+
+#: The ``--user`` help of the commands that create a study.
+OWNER_OPTION_HELP = ("The new study's owner (a manager of it; docs/access.md), named in the audit log. Without it the "
+                     "server's only superuser owns it; with several superusers, or none, the command refuses.")
+
+
+def command_owner(username: str | None) -> Any:
+    """The owner of a study a command creates: ``--user``, else the server's only superuser (no study is ownerless).
+
+    CommandError, before anything is stored, when ``--user`` names no active user, or without it when the server
+    has no superuser or several (the command cannot choose between them).
+    """
+    from django.contrib.auth import get_user_model
+    from django.core.management.base import CommandError
+
+    if username is not None:
+        return command_user(username)
+    superusers = list(get_user_model().objects.filter(is_superuser=True, is_active=True).order_by("username")[:6])
+    if len(superusers) == 1:
+        return superusers[0]
+    if not superusers:
+        raise CommandError("--user: give the new study's owner (USERNAME of a staff account): this server has no "
+                           "superuser to own it; nothing stored")
+    names = ", ".join(u.get_username() for u in superusers[:5]) + (", …" if len(superusers) > 5 else "")
+    raise CommandError(f"--user: give the new study's owner: this server has several superusers ({names}) and "
+                       "the command does not choose one; nothing stored")
 
 
 def command_study(slug: str, user: Any, action: str, *, not_found: str | None = None) -> Study:

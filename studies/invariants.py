@@ -191,7 +191,9 @@ def free_copy_title(study: Study) -> str:
         k += 1
 
 
-_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance"}  # a copy collects its own judgments
+#: ``prolific_study_id``: a copy is another Prolific study, so its entry starts off (docs/crowd.md);
+#: ``provenance``: a copy collects its own judgments.
+_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance", "prolific_study_id"}
 
 
 @transaction.atomic

@@ -126,6 +126,10 @@ class Study(models.Model):
     screened_out_code = models.CharField(max_length=64, blank=True,
                                          help_text="Prolific's screened-out completion code, shown to excluded "
                                                    "participants (separate from the completion code).")
+    prolific_study_id = models.CharField(
+        max_length=200, blank=True,
+        help_text="Prolific's STUDY_ID of this study: set, it turns the Prolific entry link p/<slug>/ on, and every "
+                  "arrival must carry this STUDY_ID; blank (the default), the entry answers 404 (docs/crowd.md).")
     failed_code = models.CharField(
         max_length=64, blank=True,
         help_text="Code shown on the completion page to an annotator who did not pass the quality rule (Prolific's "

@@ -15,6 +15,7 @@ urlpatterns = [
     path("import/", views.study_import, name="import"),
     path("<slug:slug>/", views.study_detail, name="detail"),
     path("<slug:slug>/invite/", views.study_invite, name="invite"),
+    path("<slug:slug>/prolific/", views_invitations.study_prolific, name="prolific"),
     path("<slug:slug>/links.csv", views_invitations.study_links_csv, name="links-csv"),
     path("<slug:slug>/annotators/<str:code>/", views_annotator.annotator_page, name="annotator"),
     path("<slug:slug>/preview/", views_preview.study_preview, name="preview"),

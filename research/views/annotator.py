@@ -57,6 +57,8 @@ def annotator_page(request: HttpRequest, slug: str, code: str) -> HttpResponse:
         "study": study, "a": annotator, "counts": annotator_counts(annotator=annotator),
         "q": annotator_quality(annotator=annotator), "timeline": timeline, "failed": failed,
         "revisions": [r for r in timeline if r.revision > 1], "chart": _timeline_bars(timeline),
-        "link": invitation_url(annotator, request.build_absolute_uri("/")),
+        # The link carries the secret token: managers only (docs/access.md), not analysts.
+        "link": invitation_url(annotator, request.build_absolute_uri("/")) if access.can(request.user, "invite", study)
+        else "",
         "last_activity": timeline[-1].submitted_at if timeline else None,
     })

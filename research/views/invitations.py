@@ -1,14 +1,19 @@
-"""Invitation links of a study as a download (staff only): one row per annotator."""
+"""Invitation links of a study as a download (staff only): one row per annotator; the Prolific entry switch."""
 from __future__ import annotations
 
 import io
 
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation import progress
 from annotation.links import invitation_url
+from annotation.prolific import prolific_entry_set
 from studies import access
 from studies.csvcells import csv_writer
 from studies.models import Study
@@ -30,3 +35,17 @@ def study_links_csv(request: HttpRequest, slug: str) -> HttpResponse:
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-links.csv"'
     return response
+
+
+@require_POST
+@staff_member_required
+def study_prolific(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study page's Prolific card: turn the entry on with Prolific's STUDY_ID, or off (blank); managers only."""
+    study = access.study_for(request.user, slug, "invite")
+    try:
+        message = prolific_entry_set(study=study, study_id=request.POST.get("prolific_study_id", ""), by=request.user)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items()))
+    else:
+        messages.success(request, message)
+    return redirect(reverse("studies:detail", args=[study.slug]) + "#prolific-h")

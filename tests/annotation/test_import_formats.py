@@ -20,7 +20,8 @@ from tests.annotation.test_import_judgments import export, report, same
 from tests.factories import make_study, study_file
 from tests.report_study import report_numbers
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 SCORES = """annotator,system,segment,score,document,source,target,reference
 ann1,sysA,s1,70,d1,Hello.,Hallo.,Hallo!

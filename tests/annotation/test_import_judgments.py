@@ -19,7 +19,8 @@ from studies.models import Item, Study
 from tests.factories import make_study, study_file
 from tests.report_study import report_numbers
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 
 def judge(study: Study, n_annotators: int, answer) -> None:
@@ -123,6 +124,7 @@ def test_choice_and_labels_and_history_round_trip(tmp_path):
     path.write_text(export("ch", "csv", history=True))
     call_command("import_judgments", str(path), "--format", "export", "--slug", "ch2", stdout=io.StringIO())
     copy = Study.objects.get(slug="ch2")
+    assert copy.owner is not None and copy.owner.is_superuser  # the server's only superuser (no --user)
     assert set(copy.options) >= {"neither", "invalid"}
     assert Judgment.objects.filter(assignment__item__study=copy, is_current=False).count() == 1
     assert same(report_numbers(report("ch2")), report_numbers(report("ch")))
@@ -203,3 +205,20 @@ def test_unknown_formats_and_taken_slugs_are_named(tmp_path):
         call_command("import_judgments", str(path), "--format", "export", "--slug", "taken", stdout=io.StringIO())
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_judgments", str(tmp_path / "none.csv"), "--format", "export", stdout=io.StringIO())
+
+
+def test_import_judgments_is_owned_by_user_and_refuses_to_guess(tmp_path, django_user_model):
+    source = make_study(slug="src", protocol="choice", n_items=2, n_candidates=2,
+                        settings={"redundancy": 1, "options": ["neither"]})
+    judge(source, 1, lambda k, a, c: {"choice": "neither"})
+    path = tmp_path / "src.csv"
+    path.write_text(export("src", "csv"))
+    alice = django_user_model.objects.create_user("alice", password=None, is_staff=True)
+    call_command("import_judgments", str(path), "--format", "export", "--slug", "a1", "--user", "alice",
+                 stdout=io.StringIO())
+    assert Study.objects.get(slug="a1").owner == alice
+    django_user_model.objects.create_superuser("root2", password=None)
+    with pytest.raises(CommandError) as refused:
+        call_command("import_judgments", str(path), "--format", "export", "--slug", "a2", stdout=io.StringIO())
+    assert "several superusers" in str(refused.value) and not Study.objects.filter(slug="a2").exists()
+    assert source.owner is None

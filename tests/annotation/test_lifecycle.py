@@ -18,7 +18,8 @@ from studies.models import Status, Study
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 
 def judge_all(annotator) -> int:
@@ -92,13 +93,15 @@ def test_an_unknown_status_in_the_file_is_a_named_error():
 
 def test_a_draft_study_refuses_work_on_every_annotator_path(client):
     study = make_study(slug="draft", n_items=3, status="draft")
+    study.prolific_study_id = "s1"
+    study.save(update_fields=["prolific_study_id"])
     annotator = annotators_create(study=study)[0]
     assert assignment_next(annotator=annotator) is None
     page = client.get(reverse("annotation:start", args=[annotator.token]))
     assert "has not started yet" in page.content.decode()
     assert client.get(reverse("annotation:item-current", args=[annotator.token])).status_code == 200
     assert annotator_client(annotator).get("/api/v1/annotate/next").status_code == 204
-    prolific = client.get(reverse("annotation:prolific", args=["draft"]) + "?PROLIFIC_PID=abc123")
+    prolific = client.get(reverse("annotation:prolific", args=["draft"]) + "?PROLIFIC_PID=abc123&STUDY_ID=s1&SESSION_ID=x1")
     assert "has not started yet" in prolific.content.decode()
     assert not annotator.assignments.exists()
 

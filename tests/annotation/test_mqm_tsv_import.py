@@ -22,7 +22,8 @@ from studies import mqm_tsv_format
 from studies.models import Candidate, Item, Status, Study
 from tests.factories import make_study
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "wmt-mqm" / "mqm_ted_ende.subset.tsv"
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"

@@ -564,34 +564,113 @@ def test_no_completion_code_for_an_annotator_who_judged_nothing():
 
 # --- Prolific ----------------------------------------------------------------------------------------
 
+PROLIFIC_STUDY = "5f0a1b2c3d4e5f6a7b8c9d0e"
+
+
 def prolific_url(study, **params) -> str:
     query = "&".join(f"{k}={v}" for k, v in params.items())
     return reverse("annotation:prolific", args=[study.slug]) + (f"?{query}" if query else "")
 
 
+def entry(study, pid: str, session: str = "x1", study_id: str = PROLIFIC_STUDY) -> str:
+    return prolific_url(study, PROLIFIC_PID=pid, STUDY_ID=study_id, SESSION_ID=session)
+
+
+def prolific_study(**settings):
+    study = ranking_study(**settings)
+    study.prolific_study_id = PROLIFIC_STUDY
+    study.save(update_fields=["prolific_study_id"])
+    return study
+
+
 def test_prolific_entry_creates_one_annotator_per_pid_and_reuses_it():
-    study = ranking_study()
+    study = prolific_study()
     client = Client()
-    resp = client.get(prolific_url(study, PROLIFIC_PID="abc123DEF", STUDY_ID="s1", SESSION_ID="x1"))
+    resp = client.get(entry(study, "abc123DEF", "x1"))
     assert resp.status_code == 302
     annotator = Annotator.objects.get(study=study, external_id="abc123DEF")
     assert resp["Location"] == url("start", annotator)
-    again = client.get(prolific_url(study, PROLIFIC_PID="abc123DEF", STUDY_ID="s1", SESSION_ID="x2"))
-    assert again["Location"] == url("start", annotator)
-    other = client.get(prolific_url(study, PROLIFIC_PID="zzz999"))
-    assert other["Location"] != url("start", annotator)
+    again = client.get(entry(study, "abc123DEF", "x1"))  # the same participant comes back: same browser, session
+    assert again.status_code == 302 and again["Location"] == url("start", annotator)
+    other = Client().get(entry(study, "zzz999", "x2"))
+    assert other.status_code == 302 and other["Location"] != url("start", annotator)
     assert Annotator.objects.filter(study=study).count() == 2
-    client.get(prolific_url(study, PROLIFIC_PID="abc123DEF", STUDY_ID="s1", SESSION_ID="x2"))  # a reload
     annotator.refresh_from_db()
+    assert annotator.entry_session == "x1"
     sessions = [{k: v for k, v in e.items() if k != "at"} for e in annotator.external_sessions]
-    assert sessions == [{"prolific_study_id": "s1", "prolific_session_id": "x1"},
-                        {"prolific_study_id": "s1", "prolific_session_id": "x2"}]
+    assert sessions == [{"prolific_study_id": PROLIFIC_STUDY, "prolific_session_id": "x1"}]
     assert all(e["at"] for e in annotator.external_sessions)
 
 
-def test_prolific_entry_refuses_a_malformed_session_id_and_stores_nothing():
+def test_prolific_entry_is_off_until_a_manager_turns_it_on():
+    """The join of a study without opt-in: any open study used to take anyone with any id."""
     study = ranking_study()
-    resp = Client().get(prolific_url(study, PROLIFIC_PID="abc123", SESSION_ID="x y<"))
+    assert study.prolific_study_id == ""
+    resp = Client().get(entry(study, "abc123"))
+    assert resp.status_code == 404 and "Location" not in resp
+    assert not Annotator.objects.filter(study=study).exists()
+
+
+def test_prolific_entry_refuses_another_prolific_study_id():
+    study = prolific_study()
+    resp = Client().get(entry(study, "abc123", study_id="someotherstudy"))
+    assert resp.status_code == 403 and "another study" in resp.content.decode()
+    assert not Annotator.objects.filter(study=study).exists()
+
+
+def test_a_participant_id_in_use_is_not_a_key_to_its_session():
+    """The takeover: whoever knows a participant id used to be redirected to that annotator's secret link."""
+    study = prolific_study()
+    participant = Client()
+    assert participant.get(entry(study, "victim1", "sVictim")).status_code == 302
+    annotator = Annotator.objects.get(study=study, external_id="victim1")
+    for stranger, session in ((Client(), "sVictim"), (Client(), "sOther"), (participant, "sOther")):
+        resp = stranger.get(entry(study, "victim1", session))
+        body = resp.content.decode()
+        assert resp.status_code == 403 and "Location" not in resp
+        assert "already in use" in body and annotator.token not in body
+    # A hand-made cookie naming the id is not the signed one the entry set.
+    forger = Client()
+    forger.cookies[f"prolific-{study.pk}"] = "victim1"
+    assert forger.get(entry(study, "victim1", "sVictim")).status_code == 403
+    annotator.refresh_from_db()
+    assert [e["prolific_session_id"] for e in annotator.external_sessions] == ["sVictim"]  # refusals store nothing
+    assert participant.get(entry(study, "victim1", "sVictim"))["Location"] == url("start", annotator)
+
+
+def test_invited_ids_enter_the_same_way(tmp_path):
+    """``invite --ids``: an invited id is bound on its first use; a new client with it then gets no link."""
+    from django.core.management import call_command
+
+    study = prolific_study()
+    ids = tmp_path / "ids.txt"
+    ids.write_text("invited1\ninvited2\n", encoding="utf-8")
+    call_command("invite", study.slug, "--ids", str(ids), stdout=open(tmp_path / "out", "w"))
+    invited = Annotator.objects.get(study=study, external_id="invited1")
+    participant = Client()
+    assert participant.get(entry(study, "invited1", "s1"))["Location"] == url("start", invited)
+    resp = Client().get(entry(study, "invited1", "s1"))
+    assert resp.status_code == 403 and invited.token not in resp.content.decode()
+    # An invited id already at work through its own link cannot be entered through p/<slug>/ at all.
+    other = Annotator.objects.get(study=study, external_id="invited2")
+    Client().get(url("start", other))
+    resp = Client().get(entry(study, "invited2", "s2"))
+    assert resp.status_code == 403 and other.token not in resp.content.decode()
+
+
+@pytest.mark.parametrize("missing", ["STUDY_ID", "SESSION_ID"])
+def test_prolific_entry_needs_every_parameter(missing):
+    study = prolific_study()
+    params = {"PROLIFIC_PID": "abc123", "STUDY_ID": PROLIFIC_STUDY, "SESSION_ID": "x1"}
+    del params[missing]
+    resp = Client().get(prolific_url(study, **params))
+    assert resp.status_code == 400 and missing in resp.content.decode()
+    assert not Annotator.objects.filter(study=study).exists()
+
+
+def test_prolific_entry_refuses_a_malformed_session_id_and_stores_nothing():
+    study = prolific_study()
+    resp = Client().get(prolific_url(study, PROLIFIC_PID="abc123", STUDY_ID=PROLIFIC_STUDY, SESSION_ID="x y<"))
     assert resp.status_code == 400 and "SESSION_ID" in resp.content.decode()
     assert not Annotator.objects.filter(study=study).exists()
 
@@ -600,9 +679,9 @@ def test_prolific_entry_refuses_a_malformed_session_id_and_stores_nothing():
                                           ("abc-123", "letters and digits"), ("a" * 201, "letters and digits"),
                                           ("%3Cscript%3E", "letters and digits")])
 def test_prolific_entry_refuses_bad_pids_with_400(pid, problem):
-    study = ranking_study()
+    study = prolific_study()
     params = {} if pid is None else {"PROLIFIC_PID": pid}
-    resp = Client().get(prolific_url(study, **params))
+    resp = Client().get(prolific_url(study, **params, STUDY_ID=PROLIFIC_STUDY, SESSION_ID="x1"))
     assert resp.status_code == 400
     body = resp.content.decode()
     assert "PROLIFIC_PID" in body and problem in body and "<script>" not in body
@@ -611,10 +690,10 @@ def test_prolific_entry_refuses_bad_pids_with_400(pid, problem):
 
 def test_prolific_entry_for_unknown_or_closed_study():
     assert Client().get("/p/no-such-study/?PROLIFIC_PID=abc").status_code == 404
-    study = ranking_study()
+    study = prolific_study()
     study.status = Status.CLOSED
     study.save()
-    resp = Client().get(prolific_url(study, PROLIFIC_PID="abc"))
+    resp = Client().get(entry(study, "abc"))
     assert resp.status_code == 200 and "This study is closed" in resp.content.decode()
     assert not Annotator.objects.exists()
 
@@ -667,3 +746,19 @@ def test_no_system_names_flags_or_item_ids_in_any_page(protocol):
             assert word not in lowered, word
         for ext in external_ids:
             assert ext not in body, ext
+
+
+def test_a_participant_from_before_binding_is_bound_by_their_own_session():
+    """An annotator an earlier version's entry created (sessions recorded, nothing bound) goes on with the same
+    SESSION_ID; another session is refused."""
+    study = prolific_study()
+    legacy = annotators_create(study=study, external_ids=["old1"])[0]
+    legacy.external_sessions = [{"prolific_study_id": PROLIFIC_STUDY, "prolific_session_id": "sOld", "at": "x"}]
+    legacy.save(update_fields=["external_sessions"])
+    Client().get(url("start", legacy))  # at work already
+    assert Client().get(entry(study, "old1", "sNew")).status_code == 403
+    participant = Client()
+    assert participant.get(entry(study, "old1", "sOld"))["Location"] == url("start", legacy)
+    legacy.refresh_from_db()
+    assert legacy.entry_session == "sOld"
+    assert Client().get(entry(study, "old1", "sOld")).status_code == 403  # bound now: another browser is refused

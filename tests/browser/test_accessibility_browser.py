@@ -41,6 +41,8 @@ def _item_url(study: Study) -> str:
 def annotator_pages() -> dict[str, tuple[str, str]]:
     """Every annotator page: start, an item of each protocol (and a document unit), done, messages."""
     ranking = make_study(slug="a11y-rank", n_items=3, settings={"redundancy": 2})
+    ranking.prolific_study_id = "s1"  # the entry is on, so a link without its parameters is "incomplete"
+    ranking.save(update_fields=["prolific_study_id"])
     choice = make_study(slug="a11y-choice", protocol="choice", n_items=3, n_candidates=2,
                         settings={"options": ["neither", "tie", "invalid"], "redundancy": 2})
     judgment = make_study(slug="a11y-judge", protocol="judgment", n_items=3, n_candidates=1,

@@ -14,6 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_copy_all_links_and_prolific_url(chromium_browser, live_server):
     study = make_study(slug="copy-links", n_items=2)
+    study.prolific_study_id = "s1"  # the study page shows the Prolific URL once the entry is on
+    study.save(update_fields=["prolific_study_id"])
     annotators = annotators_create(study=study, count=3)
     user = get_user_model().objects.create_user("copier", password="pw", is_staff=True, is_superuser=True)
     client = Client()

@@ -104,7 +104,10 @@ def test_unknown_invitation_links_count_as_invalid_tokens():
 @override_settings(RATELIMIT_PROLIFIC="3/60")
 def test_prolific_entries_are_limited_per_address():
     study = make_study(n_items=2)
-    statuses = [Client().get(f"/p/{study.slug}/?PROLIFIC_PID=p{k}").status_code for k in range(4)]
+    study.prolific_study_id = "s1"
+    study.save(update_fields=["prolific_study_id"])
+    statuses = [Client().get(f"/p/{study.slug}/?PROLIFIC_PID=p{k}&STUDY_ID=s1&SESSION_ID=x{k}").status_code
+                for k in range(4)]
     assert 429 not in statuses[:3] and statuses[3] == 429
 
 

@@ -367,20 +367,64 @@ def test_access_docs_page_is_served(users: dict, client: Any) -> None:
     assert page.status_code == 200 and "404, not 403" in page.content.decode()
 
 
-def test_an_unclaimed_study_is_shared_by_every_staff_account_until_someone_claims_it(client: Any) -> None:
-    """A study with no owner and no member (imported by a script without --user, or before per-study access)
-    is managed by every staff account, so import_study -> create_api_token -> the researcher API keeps
-    working (INTERFACES.md); an owner or a member makes it private to them."""
-    shared = make_study(slug="shared", n_items=2)
-    alice, bob = _user("alice"), _user("bob")
+def test_a_new_staff_account_cannot_manage_or_claim_a_study_it_was_not_given(client: Any) -> None:
+    """A study with no owner (legacy, or loaded by an old load_demo) used to be managed by every staff account: a
+    new one downloaded its links.csv and claimed it by adding itself as manager, after which the study's creator
+    (any other staff account) got 404. Now only superusers see it, and only they give it an owner."""
+    legacy = make_study(slug="legacy", n_items=2)
+    annotators_create(study=legacy, count=1)
+    owned = make_study(slug="owned", n_items=2)
+    creator, newcomer, root = _user("creator"), _user("newcomer"), _user("root", is_superuser=True)
+    Study.objects.filter(pk=owned.pk).update(owner=creator)
+    client.force_login(newcomer)
+    assert "legacy" not in client.get(reverse("studies:list")).content.decode()
+    for slug in ("legacy", "owned"):
+        assert client.get(reverse("studies:detail", args=[slug])).status_code == 404
+        assert client.get(reverse("studies:links-csv", args=[slug])).status_code == 404
+        claim = client.post(reverse("studies:members", args=[slug]), {"username": "newcomer", "role": "manager"})
+        assert claim.status_code == 404
+    assert not StudyMembership.objects.exists()
+    assert client.get(reverse("admin:studies_study_changelist")).status_code == 403  # no study: no module
     api = APIClient()
-    api.force_authenticate(alice)
-    assert "shared" in {row["slug"] for row in api.get(reverse("api-studies")).json()}
-    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code in (200, 400)  # not 403/404
-    StudyMembership.objects.create(study=shared, user=bob, role=Role.ANALYST)
-    assert "shared" not in {row["slug"] for row in api.get(reverse("api-studies")).json()}
-    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code == 404
-    plain = get_user_model().objects.create_user("plain", password=None)  # not staff: never
-    StudyMembership.objects.all().delete()
-    api.force_authenticate(plain)
-    assert api.get(reverse("api-study-agreement", args=["shared"])).status_code in (403, 404)
+    api.force_authenticate(newcomer)
+    assert {row["slug"] for row in api.get(reverse("api-studies")).json()} == set()
+    assert api.get(reverse("api-study-agreement", args=["legacy"])).status_code == 404
+    client.force_login(creator)
+    assert client.get(reverse("studies:detail", args=["owned"])).status_code == 200
+    assert client.get(reverse("studies:detail", args=["legacy"])).status_code == 404
+    # A superuser sees the ownerless study, is told it has none, and gives it one on the members form.
+    client.force_login(root)
+    page = client.get(reverse("studies:detail", args=["legacy"])).content.decode()
+    assert 'data-testid="no-owner"' in page and '<option value="owner">' in page
+    client.post(reverse("studies:members", args=["legacy"]), {"username": "creator", "role": "owner"})
+    legacy.refresh_from_db()
+    assert legacy.owner == creator
+    client.force_login(creator)
+    page = client.get(reverse("studies:detail", args=["legacy"])).content.decode()
+    assert 'data-testid="no-owner"' not in page and '<option value="owner">' not in page
+    refused = client.post(reverse("studies:members", args=["legacy"]), {"username": "newcomer", "role": "owner"},
+                          follow=True).content.decode()
+    assert "only a superuser gives a study its owner" in refused
+    legacy.refresh_from_db()
+    assert legacy.owner == creator
+
+
+@pytest.mark.parametrize("role", ROLES[1:])
+def test_secret_tokens_are_shown_to_managers_only(users: dict, study: Study, client: Any, role: str) -> None:
+    """An annotator's token is the key to their work: analysts (who read the annotator list, the change form and
+    the annotator page) used to see every one of them in the admin and on the annotator page."""
+    annotator = _annotator(study)
+    client.force_login(users[role])
+    pages = [reverse("admin:annotation_annotator_changelist"),
+             reverse("admin:annotation_annotator_change", args=[annotator.pk]),
+             reverse("studies:annotator", args=[study.slug, annotator.code]),
+             reverse("studies:detail", args=[study.slug])]
+    may_invite = RANK[role] >= RANK["manager"]
+    for url in pages:
+        response = client.get(url)
+        if response.status_code == 403 or (role == "viewer" and "annotator" in url):
+            continue  # the page itself is not theirs (viewers: quality pages)
+        assert response.status_code == 200, url
+        assert (annotator.token in response.content.decode()) == may_invite, (role, url)
+    links = client.get(reverse("studies:links-csv", args=[study.slug]))
+    assert (links.status_code == 200) == may_invite and (annotator.token in links.content.decode()) == may_invite

@@ -11,7 +11,6 @@ from annotation.links import PROLIFIC_PARAMS
 from annotation.models import Annotator
 from annotation.selectors import ordered_candidates
 from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.views import PROLIFIC_SESSION_PARAMS
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +68,8 @@ def test_study_page_has_copy_all_links_and_download(staff, study):
 
 
 def test_study_page_shows_the_prolific_url(staff, study):
+    study.prolific_study_id = "s1"
+    study.save(update_fields=["prolific_study_id"])
     page = staff.get(reverse("studies:detail", args=["inv"])).content.decode()
     expected = ("http://testserver/p/inv/?PROLIFIC_PID={{%PROLIFIC_PID%}}&amp;STUDY_ID={{%STUDY_ID%}}"
                 "&amp;SESSION_ID={{%SESSION_ID%}}")
@@ -77,13 +78,57 @@ def test_study_page_shows_the_prolific_url(staff, study):
 
 
 def test_prolific_placeholders_are_the_parameters_the_entry_view_reads():
-    assert set(PROLIFIC_PARAMS) == {"PROLIFIC_PID", *PROLIFIC_SESSION_PARAMS}
+    from django.test import Client
+
+    study = make_study(slug="params", n_items=2)
+    study.prolific_study_id = "s1"
+    study.save(update_fields=["prolific_study_id"])
+    full = {name: "x1" for name in PROLIFIC_PARAMS} | {"STUDY_ID": "s1"}
+    for name in PROLIFIC_PARAMS:  # the view reads each of them: without one, it names the one missing
+        query = "&".join(f"{k}={v}" for k, v in full.items() if k != name)
+        response = Client().get(f"/p/params/?{query}")
+        assert response.status_code == 400 and name in response.content.decode()
 
 
 def test_prolific_url_enters_the_study(client, study):
     study.status = "open"
+    study.prolific_study_id = "s1"
     study.save()
     url = "/p/inv/?PROLIFIC_PID=abc123&STUDY_ID=s1&SESSION_ID=x9"
     response = client.get(url)
     assert response.status_code == 302 and "/a/" in response["Location"]
     assert Annotator.objects.get(study=study, external_id="abc123")
+
+
+def test_a_manager_turns_the_prolific_entry_on_and_off_on_the_study_page(staff, study):
+    page = staff.get(reverse("studies:detail", args=["inv"])).content.decode()
+    assert "entry is <strong>off</strong>" in page and "/p/inv/?PROLIFIC_PID" not in page
+    action = reverse("studies:prolific", args=["inv"])
+    assert f'action="{action}"' in page
+    refused = staff.post(action, {"prolific_study_id": "not an id!"}, follow=True).content.decode()
+    assert "prolific_study_id: Prolific&#x27;s STUDY_ID is 1 to 200 letters and digits" in refused
+    study.refresh_from_db()
+    assert study.prolific_study_id == ""
+    staff.post(action, {"prolific_study_id": " 5f0a1b2c3d4e "})
+    study.refresh_from_db()
+    assert study.prolific_study_id == "5f0a1b2c3d4e"
+    assert study.audit_events.filter(action="settings_changed", details__fields=["prolific_study_id"]).exists()
+    page = staff.get(reverse("studies:detail", args=["inv"])).content.decode()
+    assert "entry is <strong>on</strong>" in page and "/p/inv/?PROLIFIC_PID" in page
+    staff.post(action, {"prolific_study_id": ""})
+    study.refresh_from_db()
+    assert study.prolific_study_id == ""
+
+
+@pytest.mark.parametrize("role", ["viewer", "analyst"])
+def test_only_managers_turn_the_prolific_entry_on(client, django_user_model, study, role):
+    from studies.models import StudyMembership
+
+    user = django_user_model.objects.create_user("member", password="pw", is_staff=True)
+    StudyMembership.objects.create(study=study, user=user, role=role)
+    client.force_login(user)
+    page = client.get(reverse("studies:detail", args=["inv"])).content.decode()
+    assert reverse("studies:prolific", args=["inv"]) not in page
+    assert client.post(reverse("studies:prolific", args=["inv"]), {"prolific_study_id": "abc"}).status_code == 403
+    study.refresh_from_db()
+    assert study.prolific_study_id == ""

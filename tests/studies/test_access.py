@@ -86,9 +86,29 @@ def test_membership_set_refuses_the_owner_and_non_staff(study: Study) -> None:
     assert not StudyMembership.objects.exists()
 
 
-def test_an_unclaimed_study_is_managed_by_every_staff_account(study: Study) -> None:
-    staff, plain = _user("s"), get_user_model().objects.create_user("p", password=None)
-    assert access.role_of(staff, study) == "manager" and access.role_of(plain, study) is None
-    assert list(access.studies_visible_to(staff)) == [study]
-    StudyMembership.objects.create(study=study, user=_user("m"), role=Role.VIEWER)
+def test_an_ownerless_study_is_seen_by_superusers_only(study: Study) -> None:
+    """It used to be managed by every staff account (the unclaimed, shared study)."""
+    staff, root = _user("s"), _user("r", is_superuser=True)
+    assert study.owner_id is None
     assert access.role_of(staff, study) is None and list(access.studies_visible_to(staff)) == []
+    assert list(access.studies_with_role(staff, "invite")) == [] and not access.has_any_role(staff, "view")
+    assert access.role_of(root, study) == "manager" and list(access.studies_visible_to(root)) == [study]
+    member = _user("m")
+    StudyMembership.objects.create(study=study, user=member, role=Role.VIEWER)
+    assert access.role_of(member, study) == "viewer" and access.role_of(staff, study) is None
+
+
+def test_only_a_superuser_gives_a_study_its_owner(study: Study) -> None:
+    manager, root, alice = _user("m"), _user("r", is_superuser=True), _user("alice")
+    StudyMembership.objects.create(study=study, user=manager, role=Role.MANAGER)
+    for by in (manager, None):
+        with pytest.raises(ValidationError) as refused:
+            access.membership_set(study=study, username="m", role="owner", by=by)
+        assert "only a superuser" in str(refused.value)
+    study.refresh_from_db()
+    assert study.owner_id is None
+    assert access.membership_set(study=study, username="alice", role="owner", by=root) == "alice now owns x."
+    study.refresh_from_db()
+    assert study.owner == alice and access.role_of(alice, study) == "manager"
+    event = study.audit_events.get(action="settings_changed")
+    assert event.details["fields"] == ["owner"] and event.details["owner"] == "alice" and event.username == "r"

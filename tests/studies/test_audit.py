@@ -138,13 +138,14 @@ def test_study_import_by_page(client: Any, boss: Any) -> None:
     assert event.username == "boss" and event.details["how"] == "import page"
 
 
-def test_study_import_by_command_without_user(tmp_path: Any) -> None:
+def test_study_import_by_command_without_user(tmp_path: Any, admin_user: Any) -> None:
+    """Without --user the server's only superuser owns the study (no study is ownerless) and the log names it."""
     path = tmp_path / "s.json"
     path.write_text(json.dumps(study_file(slug="cmd", n_items=2)), encoding="utf-8")
     call_command("import_study", str(path), stdout=io.StringIO(), stderr=io.StringIO())
     study = Study.objects.get(slug="cmd")
     [event] = _events("study_imported", study)
-    assert study.owner is None and event.user is None and event.details["file"] == "s.json"
+    assert study.owner == admin_user and event.user == admin_user and event.details["file"] == "s.json"
 
 
 @pytest.mark.parametrize("via", ["page", "api", "admin action", "command"])

@@ -139,6 +139,7 @@ def write(tmp_path: Path, data: dict) -> str:
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # the import's owner
 def test_import_study_warns_on_stderr_and_imports_a_draft(tmp_path):
     shipped = json.loads((Path(settings.BASE_DIR) / "fixtures" / "studies" / "diabla-mt-preference.json").read_text())
     assert shipped["settings"]["normalise_typography"] is True  # the demo hides DiaBLa's typography
@@ -156,6 +157,7 @@ def test_import_study_warns_on_stderr_and_imports_a_draft(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # the import's owner
 def test_import_study_strict_refuses_and_stores_nothing(tmp_path):
     data = study_file(slug="strict", n_items=4, n_candidates=2)
     for it in data["items"]:

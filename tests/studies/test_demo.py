@@ -92,7 +92,10 @@ def test_load_demo_creates_studies_admin_and_links(client):
     assert {link.rsplit("/", 2)[1] for link in links} == set(  # the imported MQM study's raters get no link
         Annotator.objects.exclude(study__slug=WMT_MQM_SLUG).values_list("token", flat=True))
     password = re.search(r"user: admin\s+password: (\S+)", output).group(1)
-    assert authenticate(username="admin", password=password).is_superuser
+    admin = authenticate(username="admin", password=password)
+    assert admin.is_superuser
+    # No demo study is ownerless (every staff account used to manage them): admin owns each one.
+    assert set(Study.objects.values_list("owner", flat=True)) == {admin.pk}
     assert "http://demo.test:8765/admin/" in output
     # an annotator link serves the annotator's page
     response = client.get(links[0].replace("http://demo.test:8765", ""))
@@ -103,7 +106,9 @@ def test_load_demo_creates_studies_admin_and_links(client):
 def test_load_demo_is_idempotent_and_resets():
     first = run_demo()
     n_items = Study.objects.get(slug="diabla-pronoun-mono").items.count()
+    Study.objects.update(owner=None)  # as an earlier version left them
     second = run_demo()
+    assert not Study.objects.filter(owner__isnull=True).exists()
     assert "already loaded" in second and Study.objects.filter(slug="diabla-pronoun-mono").count() == 1
     assert Study.objects.get(slug="diabla-pronoun-mono").items.count() == n_items
     assert Annotator.objects.exclude(study__slug=WMT_MQM_SLUG).count() == 3 * len(demo.DEMO_STUDIES)  # same links

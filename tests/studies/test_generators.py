@@ -108,6 +108,7 @@ def test_skip_unmarked_and_study_two_with_a_system_output():
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_contrastive_study_from_candidates_and_metadata():
     items = [
         SourceItem(where="item p1", data={"id": "p1", "source": "Es ist rot.", "source_context": ["Der Hut."],
@@ -156,6 +157,7 @@ CONNECTIVE_ITEMS = [
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_command_from_jsonl_stores_a_study_with_spam(tmp_path):
     path = tmp_path / "conn.jsonl"
     path.write_text("\n".join(json.dumps(i) for i in CONNECTIVE_ITEMS) + "\n")
@@ -174,6 +176,7 @@ def test_command_from_jsonl_stores_a_study_with_spam(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_study_two_from_a_file_with_system_outputs(tmp_path):
     path = tmp_path / "conn.json"
     path.write_text(json.dumps({"items": CONNECTIVE_ITEMS}))
@@ -185,6 +188,7 @@ def test_study_two_from_a_file_with_system_outputs(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_command_errors_name_line_and_store_nothing(tmp_path):
     path = tmp_path / "bad.jsonl"
     lines = [CONNECTIVE_ITEMS[0], {"id": "bad", "candidates": [{"system": "reference", "is_reference": True,
@@ -200,6 +204,7 @@ def test_command_errors_name_line_and_store_nothing(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_dry_run_prints_the_study_file(tmp_path):
     path = tmp_path / "conn.jsonl"
     path.write_text("\n".join(json.dumps(i) for i in CONNECTIVE_ITEMS[:2]))
@@ -211,6 +216,7 @@ def test_dry_run_prints_the_study_file(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("admin_user")  # owns what the commands make (docs/access.md)
 def test_contrastive_command_from_a_stored_study():
     source = study_import(status="open", data={"slug": "contra-src", "title": "t", "protocol": "ranking", "items": [
         {"id": f"p{k}", "source": "Er ist rot.", "candidates": [

@@ -1,6 +1,7 @@
 """The study file and `import_study`: validation names item and field, nothing stored on error."""
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -10,7 +11,8 @@ from studies.importing import StudyFileError, parse_study, read_items_file
 from studies.models import Candidate, Item, Study
 from tests.factories import study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 
 def write(tmp_path, data, name="study.json"):
@@ -149,3 +151,26 @@ def test_items_file_line_nested_too_deep_is_named():
     with pytest.raises(StudyFileError) as error:
         read_items_file("items.jsonl", '{"id": "ok"}\n' + deep + "\n")
     assert error.value.errors == ["line 2, column 88: nested deeper than 64 levels"]
+
+
+def test_the_import_is_owned_by_user_or_the_only_superuser(tmp_path, admin_user, django_user_model):
+    """No study is ownerless: an import without --user used to have no owner (every staff account managed it)."""
+    call_command("import_study", write(tmp_path, study_file(slug="mine", n_items=2)), stdout=io.StringIO())
+    assert Study.objects.get(slug="mine").owner == admin_user
+    alice = django_user_model.objects.create_user("alice", password=None, is_staff=True)
+    call_command("import_study", write(tmp_path, study_file(slug="hers", n_items=2)), "--user", "alice",
+                 stdout=io.StringIO())
+    assert Study.objects.get(slug="hers").owner == alice
+
+
+def test_with_several_superusers_or_none_the_import_needs_user(tmp_path, admin_user, django_user_model):
+    django_user_model.objects.create_superuser("root2", password=None)
+    with pytest.raises(CommandError) as refused:
+        call_command("import_study", write(tmp_path, study_file(slug="which", n_items=2)), stdout=io.StringIO())
+    assert "--user: give the new study's owner" in str(refused.value)
+    assert "several superusers (admin, root2)" in str(refused.value)
+    django_user_model.objects.filter(is_superuser=True).update(is_superuser=False)
+    with pytest.raises(CommandError) as refused:
+        call_command("import_study", write(tmp_path, study_file(slug="which", n_items=2)), stdout=io.StringIO())
+    assert "no superuser to own it" in str(refused.value)
+    assert not Study.objects.filter(slug="which").exists()

@@ -17,7 +17,8 @@ from studies.models import Candidate, Item, Status, Study
 from tests.admin_forms import change_form_data
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 
 
 def judge(study: Study, n_annotators: int = 1, n_each: int = 1) -> None:

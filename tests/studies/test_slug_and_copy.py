@@ -16,7 +16,8 @@ from studies.models import Study
 from tests.admin_forms import change_form_data
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+# The imports are owned by the server's only superuser (no --user; docs/access.md).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]
 #: Bad slugs and a word of the one message each gets.
 BAD_SLUGS = {"Bad Slug!": "not a valid slug", "Bad_Slug": "not a valid slug", "-lead": "not a valid slug",
              "import": "reserved", "a" * 81: "at most 80", "été": "not a valid slug"}

@@ -11,6 +11,7 @@ from django.utils.text import slugify
 from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
 from annotation.judgment_import_base import references_message
 from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
+from studies import access
 from studies.cli import read_text_file
 
 
@@ -42,8 +43,10 @@ class Command(BaseCommand):
                                  "scale (LOW > HIGH turns lower-is-better round; write --scale=-25:0 for a "
                                  "negative LOW), or 'auto' (the file's own minimum and maximum). Without it, "
                                  "scores outside 0-100 are bad rows (docs/import.md).")
+        parser.add_argument("--user", metavar="USERNAME", help=access.OWNER_OPTION_HELP)
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        owner = access.command_owner(opts["user"])
         path = Path(opts["file"])
         content = read_text_file(opts["file"], returncode=2, directory_hint=" (--format mtme: one "
                                  "LP.SCORER.seg.score file of the directory's human-scores)")
@@ -69,4 +72,5 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors),
                                returncode=2)
         self.stderr.write(references_message(study, opts["fmt"], opts["reference_system"]))
+        access.study_created_by(study, owner, how="import_judgments", file=path.name, format=opts["fmt"])
         self.stdout.write(study.slug)

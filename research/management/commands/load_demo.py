@@ -1,6 +1,7 @@
 import secrets
 import time
 from io import StringIO
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -16,6 +17,7 @@ from studies.demo import DEMO_STUDIES, write_study_files
 from studies.blinding import parsed_study_lint
 from studies.demo_blinding import blinding_notes
 from studies.importing import StudyFileError, parse_study, study_import
+from studies import access
 from studies.models import Candidate, Status, Study
 
 ADMIN_USERNAME = "admin"
@@ -40,7 +42,7 @@ class Command(BaseCommand):
         if options["write_fixtures"]:
             for path in write_study_files():
                 self.stdout.write(f"wrote {path}")
-        password = self._admin_account()
+        password, admin = self._admin_account()
         self.stdout.write(f"Admin:      {base}{reverse('admin:index')}  user: {ADMIN_USERNAME}  password: {password}")
         self.stdout.write(f"Dashboard:  {base}{reverse('studies:list')}")
         for builder in DEMO_STUDIES:
@@ -57,6 +59,7 @@ class Command(BaseCommand):
                     except StudyFileError as exc:  # a builder bug: say which study and why
                         raise CommandError(f"demo study {slug}: " + "; ".join(exc.errors))
                     state = "created"
+                _own(study, admin)
                 annotators = list(study.annotators.order_by("sequence")[:options["annotators"]])
                 missing = options["annotators"] - len(annotators)
                 if missing > 0:
@@ -76,9 +79,9 @@ class Command(BaseCommand):
                     self.stdout.write(f"      -> {note}")
             for annotator in annotators:
                 self.stdout.write(f"  annotator {annotator.code}: {invitation_url(annotator, base)}")
-        self._imported_mqm(base, reset=options["reset"])
+        self._imported_mqm(base, reset=options["reset"], admin=admin)
 
-    def _imported_mqm(self, base: str, *, reset: bool) -> None:
+    def _imported_mqm(self, base: str, *, reset: bool, admin: Any) -> None:
         """The WMT21 TED en→de expert MQM subset as an imported (closed) study, with BLEU, chrF and TER run on it.
 
         Through ``import_judgments --format mqm-tsv``'s own function, so the demo's study is what a
@@ -108,6 +111,7 @@ class Command(BaseCommand):
             call_command("evaluate", slug, *[f"--evaluator={name}" for name in WMT_MQM_EVALUATORS], stdout=StringIO())
             state = (f"imported from fixtures/wmt-mqm/{WMT_MQM_FIXTURE.name}; "
                      f"{', '.join(WMT_MQM_EVALUATORS)} run in {time.monotonic() - started:.1f} s")
+        _own(study, admin)
         n_items = study.items.filter(is_spam=False).count()
         n_judgments = Judgment.objects.filter(assignment__annotator__study=study).count()
         n_systems = Candidate.objects.filter(item__study=study).values("system").distinct().count()
@@ -117,7 +121,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  report:  {base}{reverse('evaluators:report', args=[slug])}")
         self.stdout.write(f"  compare: {base}{reverse('compare-report', args=[slug])}")
 
-    def _admin_account(self) -> str:
+    def _admin_account(self) -> tuple[str, Any]:
         """Create the superuser ``admin``, or reset its password: the printed password always works."""
         password = secrets.token_urlsafe(12)
         user, _ = get_user_model().objects.get_or_create(username=ADMIN_USERNAME,
@@ -125,4 +129,11 @@ class Command(BaseCommand):
         user.is_staff = user.is_superuser = user.is_active = True
         user.set_password(password)
         user.save()
-        return password
+        return password, user
+
+
+def _own(study: Study, admin: Any) -> None:
+    """``admin`` owns the demo studies (no study is ownerless, docs/access.md): new ones, and any loaded by a
+    version that left them without an owner. A demo study someone else owns keeps its owner."""
+    if study.owner_id is None:
+        access.study_created_by(study, admin, how="load_demo")

@@ -5,6 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from studies import access
 from studies.cli import text_argument
 from studies.generators import Generated, generated_import
 from studies.importing import StudyFileError
@@ -18,11 +19,14 @@ def add_common_arguments(parser: CommandParser) -> None:
     parser.add_argument("--spam-rate", type=float, default=0.1, help="Share of spam items (default 0.1).")
     parser.add_argument("--seed", type=int, help="Seed for spam items and shuffles (default: random).")
     parser.add_argument("--dry-run", action="store_true", help="Print the generated study file; store nothing.")
+    parser.add_argument("--user", metavar="USERNAME", help=access.OWNER_OPTION_HELP)
 
 
-def finish(command: BaseCommand, source: str, build, *, dry_run: bool) -> None:
-    """Build, then print the study file (--dry-run) or store it and print the slug; errors name item and field."""
+def finish(command: BaseCommand, source: str, build, *, dry_run: bool, user: str | None = None) -> None:
+    """Build, then print the study file (--dry-run) or store it, owned by ``user`` (``--user``, else the only
+    superuser), and print the slug; errors name item and field."""
     text_argument(source, "source")
+    owner = None if dry_run else access.command_owner(user)
     try:
         generated: Generated = build()
         for where, why in generated.skipped.items():
@@ -31,6 +35,7 @@ def finish(command: BaseCommand, source: str, build, *, dry_run: bool) -> None:
             command.stdout.write(json.dumps(generated.data, indent=2, ensure_ascii=False))
             return
         study = generated_import(generated=generated)
+        access.study_created_by(study, owner, how=f"{command.__module__.rsplit('.', 1)[-1]}", made_from=source)
     except StudyFileError as exc:
         raise CommandError(f"{source}: {len(exc.errors)} error(s), nothing stored:\n  " + "\n  ".join(exc.errors))
     command.stdout.write(study.slug)

@@ -27,12 +27,10 @@ class Command(BaseCommand):
                             help="The study's status, overriding the file's.")
         parser.add_argument("--strict", action="store_true",
                             help="Store nothing when the blinding lint has a warning (exit status 1).")
-        parser.add_argument("--user", metavar="USERNAME",
-                            help="The study's owner (a manager of it; docs/access.md), named in the audit log. "
-                                 "Without it the study has no owner: only superusers see it until one is set.")
+        parser.add_argument("--user", metavar="USERNAME", help=access.OWNER_OPTION_HELP)
 
     def handle(self, *args, **options) -> None:
-        user = access.command_user(options["user"])
+        user = access.command_owner(options["user"])
         path = Path(options["file"])
         text = read_text_file(options["file"])
         try:

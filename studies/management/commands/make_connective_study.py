@@ -23,4 +23,4 @@ class Command(BaseCommand):
         finish(self, options["source"], lambda: connective_study(
             items=source_items(options["source"]), slug=options["slug"], title=options["title"],
             system=options["system"], skip_unmarked=options["skip_unmarked"], redundancy=options["redundancy"],
-            spam_rate=options["spam_rate"], seed=options["seed"], highlight=not options["no_highlight"]), dry_run=options["dry_run"])
+            spam_rate=options["spam_rate"], seed=options["seed"], highlight=not options["no_highlight"]), dry_run=options["dry_run"], user=options["user"])

@@ -20,4 +20,4 @@ class Command(BaseCommand):
         finish(self, options["source"], lambda: contrastive_study(
             items=source_items(options["source"]), slug=options["slug"], title=options["title"],
             redundancy=options["redundancy"], spam_rate=options["spam_rate"], seed=options["seed"],
-            show_source=not options["no_source"]), dry_run=options["dry_run"])
+            show_source=not options["no_source"]), dry_run=options["dry_run"], user=options["user"])
