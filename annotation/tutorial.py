@@ -150,7 +150,8 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
 
 def _given_and_expected(cid: str, given: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     """A card's answer as given on the practice form and as expected (after the answer), for the shared cards."""
-    ranks = given.get("ranks") if isinstance(given.get("ranks"), dict) else {}
+    raw = given.get("ranks")
+    ranks: dict[str, Any] = raw if isinstance(raw, dict) else {}
     return {"rank": ranks.get(cid), "chosen": given.get("choice") == cid, "invalid": False,
             "expected_rank": (expected.get("ranks") or {}).get(cid), "expected": expected.get("choice") == cid}
 

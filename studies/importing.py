@@ -455,7 +455,8 @@ def _check_context_languages(raw: dict[str, Any], key: str, where: str, errors: 
     tags = raw.get(field_name)
     if tags is None:
         return
-    context = raw.get(key) if isinstance(raw.get(key), list) else []
+    given = raw.get(key)
+    context: list[Any] = given if isinstance(given, list) else []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         errors.append(f"{where}.{field_name}: must be a list of language tags (BCP 47, \"\" for the side's language)")
     elif len(tags) != len(context):

@@ -45,3 +45,13 @@ def test_bad_context_languages_are_refused_naming_the_item_and_field(tags, messa
     with pytest.raises(StudyFileError) as refused:
         study_import(status="open", data=bilingual("ctx-bad", tags))
     assert any(e.startswith(message) for e in refused.value.errors), refused.value.errors
+
+
+def test_document_blocks_context_sentences_get_their_lang_too(client: Client):
+    data = bilingual("ctx-doc", ["fr", ""], unit="document", spam_rate=0.0)
+    for k, item in enumerate(data["items"]):
+        item["document_id"], item["position"] = "doc-1", k
+    study = study_import(status="open", data=data)
+    _, html = open_current(client, one_annotator(study))
+    assert '<p class="context-sentence" lang="fr" dir="ltr">Bonjour, je cherche la gare.</p>' in html
+    assert '<p class="context-sentence">Is it far from here?</p>' in html

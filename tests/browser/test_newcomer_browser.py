@@ -145,8 +145,8 @@ def practice_study(protocol: str, slug: str):
     n = 3 if protocol == "ranking" else 2
     data = study_file(slug=slug, protocol=protocol, n_items=2, n_candidates=n,
                       settings={"options": ["tie"]} if protocol == "choice" else {})
-    gold = ({"ranks": {"SYSgood": 1, "SYSbad": 2, "SYSworse": 3}} if protocol == "ranking"
-            else {"choice": "SYSgood"})
+    gold: dict[str, Any] = ({"ranks": {"SYSgood": 1, "SYSbad": 2, "SYSworse": 3}} if protocol == "ranking"
+                            else {"choice": "SYSgood"})
     data["tutorial"] = [{"id": "t1", "source": "La banque a accordé le prêt hier.",
                          "candidates": [{"system": s, "text": t} for s, t in
                                         zip(("SYSgood", "SYSbad", "SYSworse")[:n], texts)],
