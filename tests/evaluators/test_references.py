@@ -54,8 +54,12 @@ def mqm_file(tmp_path: Path) -> Path:
 
 
 def import_file(tmp_path: Path, *args: str) -> tuple[Study, str]:
+    from django.contrib.auth.models import User
+
+    User.objects.get_or_create(username="importer", defaults={"is_staff": True})  # the imported study's owner
     out, err = io.StringIO(), io.StringIO()
-    call_command("import_judgments", str(mqm_file(tmp_path)), "--format", "mqm-tsv", *args, stdout=out, stderr=err)
+    call_command("import_judgments", str(mqm_file(tmp_path)), "--format", "mqm-tsv", "--user", "importer", *args,
+                 stdout=out, stderr=err)
     study = Study.objects.get(slug=out.getvalue().strip())
     study.target_language = "en"
     study.save(update_fields=["target_language"])

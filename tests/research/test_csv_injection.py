@@ -24,7 +24,7 @@ from studies.importing import study_import
 from studies.models import Item, Study
 from tests.factories import study_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]  # imports are owned by the only superuser
 
 FORMULA_ITEM = "@SUM(1+1)*cmd"
 CMD_ITEM = "=cmd"

@@ -27,7 +27,7 @@ from research.views.studies import IMPORT_SESSION_KEY
 from studies.models import Candidate, Item, Study
 from tests.factories import make_study, study_file
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]  # imports are owned by the only superuser
 ROOT = Path(__file__).resolve().parents[2]
 
 

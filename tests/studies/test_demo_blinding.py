@@ -49,7 +49,7 @@ def test_load_demo_prints_each_note_under_its_warning(monkeypatch):
 
     connective = [b for b in DEMO_STUDIES if b().get("slug") == "diabla-connective-preference"]
     monkeypatch.setattr(load_demo, "DEMO_STUDIES", connective)  # one study: the whole demo also runs evaluators
-    monkeypatch.setattr(load_demo.Command, "_imported_mqm", lambda self, base, reset: None)
+    monkeypatch.setattr(load_demo.Command, "_imported_mqm", lambda self, base, **kw: None)
     out = io.StringIO()
     call_command("load_demo", "--base-url", "http://demo.test", stdout=out)
     lines = out.getvalue().splitlines()

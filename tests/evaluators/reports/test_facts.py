@@ -27,7 +27,7 @@ from tests.evaluators.reports.test_span_report import esa_plan, mqm_plan, span_s
 from tests.factories import make_study
 from tests.report_study import answer_all, choice_study, ranking_study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_user")]  # imports are owned by the only superuser
 
 
 def paragraph(report: dict, **changes: Callable[[dict], None]) -> str:
