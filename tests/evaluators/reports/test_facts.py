@@ -110,10 +110,19 @@ FLIPS = [
 @pytest.fixture(scope="module", params=list(PROTOCOLS))
 def native(request, django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
+        before = _row_ids()
         study = PROTOCOLS[request.param]()
         report = study_report(study, n_boot=20)
         yield request.param, report
         Study.objects.filter(pk=study.pk).delete()
+        for model, ids in _row_ids().items():  # outside any test's transaction: leave no row behind (audit events, users)
+            model._default_manager.filter(pk__in=ids - before.get(model, set())).delete()
+
+
+def _row_ids() -> dict[Any, set[Any]]:
+    from django.apps import apps
+
+    return {model: set(model._default_manager.values_list("pk", flat=True)) for model in apps.get_models()}
 
 
 def test_native_facts_record_the_design(native):
