@@ -16,6 +16,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers, patch_cache_control, patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
@@ -77,19 +78,23 @@ def localized(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         if annotator is not None and token is not None and _is_entry(request):
             entered = redirect(_token_free_entry(request))
             annotator_cookie_set(request, entered, annotator)
+            add_never_cache_headers(entered)  # a cached redirect would skip the cookie
             return entered
         study = annotator.study if annotator is not None else None
         with interface_language(request, study), token_free_links(annotator is not None and
                                                                    annotator.token == cookie):
             response = view(request, annotator, *args, **kwargs) if annotator else _unknown_link(request)
+        if token is None:  # one address, every annotator's page: no shared cache may keep it
+            patch_vary_headers(response, ["Cookie"])
+            patch_cache_control(response, private=True)
         return vary_on_language(response, study)
     return wrapper
 
 
 def _is_entry(request: HttpRequest) -> bool:
-    """True for a GET (or HEAD) of the invitation link ``/a/<token>/``."""
+    """True for a GET of the invitation link ``/a/<token>/`` (its other methods are refused by the view)."""
     match = request.resolver_match
-    return request.method in ("GET", "HEAD") and match is not None and match.url_name == "start"
+    return request.method == "GET" and match is not None and match.url_name == "start"
 
 
 def _token_free_entry(request: HttpRequest) -> str:

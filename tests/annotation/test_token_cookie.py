@@ -67,7 +67,12 @@ def test_a_browser_sends_the_token_in_one_request_from_the_link_to_the_completio
 
 def test_the_cookie_is_signed_http_only_lax_and_secure_behind_https() -> None:
     annotator = annotators_create(study=make_study(n_items=1))[0]
-    cookie = Client().get(f"/a/{annotator.token}/").cookies[ANNOTATOR_COOKIE]
+    client = Client()
+    entered = client.get(f"/a/{annotator.token}/")
+    assert "no-store" in entered["Cache-Control"]  # a cached redirect would skip the cookie
+    page = client.get("/a/")  # one address for every annotator: no shared cache may keep it
+    assert "Cookie" in page["Vary"] and "private" in page["Cache-Control"]
+    cookie = entered.cookies[ANNOTATOR_COOKIE]
     assert cookie["httponly"] and cookie["samesite"] == "Lax" and cookie["path"] == "/a/" and not cookie["secure"]
     assert cookie.value != annotator.token and cookie.value.startswith(annotator.token + ":")  # signed
     with override_settings(HTTPS=True):
