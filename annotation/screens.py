@@ -10,7 +10,6 @@ import math
 import re
 from typing import Any
 
-from django.urls import reverse
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -22,6 +21,7 @@ from studies.typography import shown_candidate
 from annotation import selectors
 from annotation.document import document_screen
 from annotation.interface import wording_languages
+from annotation.links import page_url
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from annotation.services import candidate_order_for
 from annotation.span_screen import candidate_errors, span_keys, span_screen
@@ -172,18 +172,17 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
     study = item.study
     cands = selectors.ordered_candidates(assignment, candidates)
     previous = selectors.assignment_previous(annotator=annotator, before=assignment)
-    token = annotator.token
     return {
         **item_screen_parts(study=study, item=item, cands=cands, answer=answer, errors=errors),
         "annotator": annotator,
         "assignment_id": assignment.public_id,
         "is_revision": assignment.status == AssignmentStatus.DONE,
         "progress": selectors.progress(annotator=annotator),
-        "post_url": reverse("annotation:item-detail", args=[token, assignment.public_id]),
-        "back_url": reverse("annotation:item-detail", args=[token, previous.public_id]) if previous else "",
-        "start_url": reverse("annotation:start", args=[token]),
+        "post_url": page_url(annotator, "item-detail", assignment.public_id),
+        "back_url": page_url(annotator, "item-detail", previous.public_id) if previous else "",
+        "start_url": page_url(annotator, "start"),
         # Only an unanswered item can be skipped (annotation/skips.py); previews have no skip.
-        "skip_url": (reverse("annotation:item-skip", args=[token, assignment.public_id])
+        "skip_url": (page_url(annotator, "item-skip", assignment.public_id)
                      if assignment.status == AssignmentStatus.PENDING else ""),
     }
 

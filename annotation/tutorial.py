@@ -18,7 +18,6 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
@@ -28,6 +27,7 @@ from studies.models import SPAN_PROTOCOLS, Item, Protocol
 from annotation import tutorial_feedback as tf
 from annotation.answers import JudgmentError
 from annotation.interface import page_context
+from annotation.links import page_url
 from annotation.models import Annotator
 from annotation.rendering import highlighted_lines, instructions_html
 from annotation.screens import DEFAULT_QUESTION, option_views, readable_errors
@@ -41,8 +41,8 @@ def tutorial_next(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     total = len(tf.tutorial_items(annotator.study))
     answered = tf.progress_read(request, annotator)
     if answered >= total:
-        return redirect("annotation:item-current", token=annotator.token)
-    return redirect("annotation:tutorial-step", token=annotator.token, step=answered + 1)
+        return redirect(page_url(annotator, "item-current"))
+    return redirect(page_url(annotator, "tutorial-step", answered + 1))
 
 
 @csrf_exempt
@@ -95,8 +95,8 @@ def _json_payload(request: HttpRequest) -> Any:
 
 def _next_url(annotator: Annotator, step: int, total: int) -> str:
     if step < total:
-        return reverse("annotation:tutorial-step", args=[annotator.token, step + 1])
-    return reverse("annotation:item-current", args=[annotator.token])
+        return page_url(annotator, "tutorial-step", step + 1)
+    return page_url(annotator, "item-current")
 
 
 def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dict[str, Any]], *,
@@ -140,8 +140,8 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
         "errors": readable_errors(study=study, errors=errors or {}, letters=letters),
         "result": result, "explanation": instructions_html((result or {}).get("explanation", "")),
         "next_url": next_url,
-        "post_url": reverse("annotation:tutorial-step", args=[annotator.token, step]),
-        "start_url": reverse("annotation:start", args=[annotator.token]),
+        "post_url": page_url(annotator, "tutorial-step", step),
+        "start_url": page_url(annotator, "start"),
         "marking": marking,
         **span_parts,
     }

@@ -43,6 +43,7 @@ from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study
 
 from annotation.answers import JudgmentError, judgment_validate
 from annotation.forms import payload_from_post
+from annotation.links import page_url
 from annotation.models import Annotator, Assignment
 from annotation.rendering import candidate_letter
 
@@ -342,7 +343,7 @@ def progress_read(request: HttpRequest, annotator: Annotator) -> int:
 
 def progress_write(response: HttpResponse, annotator: Annotator, answered: int) -> None:
     response.set_signed_cookie(_cookie_name(annotator), str(answered), salt=_salt(annotator), max_age=COOKIE_MAX_AGE,
-                               path=reverse("annotation:start", args=[annotator.token]), httponly=True,
+                               path=reverse("annotation:cookie-start"), httponly=True,
                                samesite="Lax")
 
 
@@ -358,4 +359,4 @@ def tutorial_entry_url(request: HttpRequest, annotator: Annotator, *, done_count
     answered = progress_read(request, annotator)
     if answered >= total:
         return ""
-    return reverse("annotation:tutorial-step", args=[annotator.token, answered + 1])
+    return page_url(annotator, "tutorial-step", answered + 1)

@@ -16,6 +16,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers, patch_cache_control, patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
@@ -29,7 +30,7 @@ from annotation import selectors, services, skips
 from annotation.completion import completion_for, completion_record
 from annotation.forms import answer_from_payload, payload_from_post
 from annotation.interface import interface_language, page_context, vary_on_language
-from annotation.links import PROLIFIC_PARAMS
+from annotation.links import PROLIFIC_PARAMS, annotator_cookie_set, cookie_token, page_url, token_free_links
 from annotation.models import Annotator, Assignment
 from annotation.prolific import PROLIFIC_ID, browser_bind, browser_participant, entry_enabled, prolific_enter
 from annotation.rendering import instructions_html
@@ -65,16 +66,41 @@ def _unknown_link(request: HttpRequest) -> HttpResponse:
 def localized(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Run the view in the interface language of the study behind the token (or the browser's language).
 
-    The view gets the annotator (None for an unknown token) instead of the token.
+    The token is the one in the address (``/a/<token>/…``), else the one in the annotator cookie (the token-free
+    pages ``/a/…``, annotation/links.py); a token in the address wins over the cookie. A GET of the invitation
+    link itself sets the cookie and redirects to the token-free start page, so the token leaves the address
+    after that one request. The view gets the annotator (None for an unknown token) instead of the token.
     """
     @wraps(view)
-    def wrapper(request: HttpRequest, token: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        annotator = selectors.annotator_by_token(token)
+    def wrapper(request: HttpRequest, *args: Any, token: str | None = None, **kwargs: Any) -> HttpResponse:
+        cookie = cookie_token(request)
+        annotator = selectors.annotator_by_token(token if token is not None else cookie)
+        if annotator is not None and token is not None and _is_entry(request):
+            entered = redirect(_token_free_entry(request))
+            annotator_cookie_set(request, entered, annotator)
+            add_never_cache_headers(entered)  # a cached redirect would skip the cookie
+            return entered
         study = annotator.study if annotator is not None else None
-        with interface_language(request, study):
+        with interface_language(request, study), token_free_links(annotator is not None and
+                                                                   annotator.token == cookie):
             response = view(request, annotator, *args, **kwargs) if annotator else _unknown_link(request)
+        if token is None:  # one address, every annotator's page: no shared cache may keep it
+            patch_vary_headers(response, ["Cookie"])
+            patch_cache_control(response, private=True)
         return vary_on_language(response, study)
     return wrapper
+
+
+def _is_entry(request: HttpRequest) -> bool:
+    """True for a GET of the invitation link ``/a/<token>/`` (its other methods are refused by the view)."""
+    match = request.resolver_match
+    return request.method == "GET" and match is not None and match.url_name == "start"
+
+
+def _token_free_entry(request: HttpRequest) -> str:
+    """The token-free start page, with the invitation link's query string (``?lang=…``) kept."""
+    query = request.META.get("QUERY_STRING", "")
+    return reverse("annotation:cookie-start") + (f"?{query}" if query else "")
 
 
 def _unavailable(request: HttpRequest, annotator: Annotator) -> HttpResponse | None:
@@ -129,7 +155,7 @@ def annotator_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
 
 
 def _item_url(annotator: Annotator, assignment: Assignment) -> str:
-    return reverse("annotation:item-detail", args=[annotator.token, assignment.public_id])
+    return page_url(annotator, "item-detail", assignment.public_id)
 
 
 def _render_item(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
@@ -173,6 +199,8 @@ def start(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     # Practice items first (annotation/tutorial.py), before the first real answer.
     context["tutorial_url"] = tutorial_entry_url(request, annotator, done_count=context["done_count"])
     context["tutorial_count"] = len(study.tutorial or [])
+    context["items_url"] = page_url(annotator, "item-current")
+    context["done_url"] = page_url(annotator, "done")
     return _render(request, "annotation/start.html", context, study=study)
 
 
@@ -182,7 +210,7 @@ def item_current(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     """Where the Start button leads: the current item, or the completion page when nothing is left."""
     assignment = services.assignment_next(annotator=annotator)
     if assignment is None:
-        return redirect("annotation:done", token=annotator.token)
+        return redirect(page_url(annotator, "done"))
     return redirect(_item_url(annotator, assignment))
 
 
@@ -229,7 +257,7 @@ def item_skip(request: HttpRequest, annotator: Annotator, assignment: str) -> Ht
         return _render(request, "annotation/item.html", context, study=annotator.study, status=422)
     except skips.SkipConflict:
         pass  # answered meanwhile (another tab): it stays answered, and the next item follows
-    return HttpResponseRedirect(reverse("annotation:item-current", args=[annotator.token]), status=303)
+    return HttpResponseRedirect(page_url(annotator, "item-current"), status=303)
 
 
 def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignment) -> HttpResponse:
@@ -246,7 +274,7 @@ def _submit(request: HtmxHttpRequest, annotator: Annotator, assignment: Assignme
     if following is None:
         following = services.assignment_next(annotator=annotator)
     if following is None:
-        done_url = reverse("annotation:done", args=[annotator.token])
+        done_url = page_url(annotator, "done")
         if request.htmx:
             return HttpResponseClientRedirect(done_url)
         return HttpResponseRedirect(done_url, status=303)
@@ -349,6 +377,8 @@ def _prolific(request: HttpRequest, study: Any) -> HttpResponse:
                                   "browser or another Prolific session, so it cannot be opened here. If that was "
                                   "you, please go on in the browser where you started; otherwise contact the "
                                   "researcher through Prolific."))
-    response = redirect("annotation:start", token=entry.annotator.token)
+    # Straight to the token-free start page, with the annotator cookie: the token never appears in an address.
+    response = redirect("annotation:cookie-start")
+    annotator_cookie_set(request, response, entry.annotator)
     browser_bind(response, study, pid, secure=request.is_secure())
     return response

@@ -1,7 +1,8 @@
 """What an access log may keep of a request's address: the ``X-Log-Path`` response header (docs/deploy.md).
 
-An annotator's invitation link carries their secret token in its path (``/a/<token>/…``, and every page
-of theirs after it), and the Prolific entry carries participant and session ids in its query string.
+An annotator's invitation link carries their secret token in its path (``/a/<token>/``; its GET sets a
+cookie and redirects to the token-free pages ``/a/…``, but older tabs may still ask for ``/a/<token>/item/…``),
+and the Prolific entry carries participant and session ids in its query string.
 gunicorn's default access log writes the request line whole, so whoever reads the logs could open any
 annotator's work. Every response here carries ``X-Log-Path``: the path with an annotator token replaced
 by ``<token>`` and without the query string, for the log format in docs/deploy.md
@@ -16,8 +17,9 @@ from typing import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils.encoding import escape_uri_path
 
-#: The annotator pages' token segment: ``/a/<token>/…`` (annotation/urls.py).
-_ANNOTATOR_PATH = re.compile(r"^/a/[^/]+/")
+#: The annotator pages' token segment: ``/a/<token>/…`` (annotation/urls.py), not the token-free pages'
+#: first segment (``/a/item/…``, ``/a/done/``, ``/a/tutorial/…``, whose annotator is in a cookie).
+_ANNOTATOR_PATH = re.compile(r"^/a/(?!(?:item|done|tutorial)/)[^/]+/")
 LOG_PATH_HEADER = "X-Log-Path"
 
 

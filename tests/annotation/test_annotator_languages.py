@@ -91,14 +91,14 @@ def test_accept_language_best_supported_match(header, code):
 
 def test_english_without_setting_or_header():
     annotator = one_annotator(study())
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     assert '<html lang="en">' in body and ">Start<" in body
 
 
 def test_accept_language_chooses_french_and_pages_vary_on_it():
     annotator = one_annotator(study())
     client = Client(headers={"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"})
-    resp = client.get(url("start", annotator))
+    resp = client.get(url("start", annotator), follow=True)
     body = resp.content.decode()
     assert '<html lang="fr">' in body and ">Commencer<" in body and ">Start<" not in body
     assert "Accept-Language" in resp["Vary"]
@@ -109,7 +109,7 @@ def test_accept_language_chooses_french_and_pages_vary_on_it():
 def test_study_interface_language_wins_over_the_browser():
     annotator = one_annotator(study(interface_language="ar"))
     client = Client(headers={"Accept-Language": "fr"})
-    resp = client.get(url("start", annotator))
+    resp = client.get(url("start", annotator), follow=True)
     body = resp.content.decode()
     assert '<html lang="ar" dir="rtl">' in body and ">ابدأ<" in body
     assert "Accept-Language" not in resp.get("Vary", "")
@@ -119,7 +119,7 @@ def test_study_interface_language_wins_over_the_browser():
 
 def test_chinese_interface_and_language_is_not_left_active_for_other_requests():
     annotator = one_annotator(study(interface_language="zh-hans"))
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     assert '<html lang="zh-Hans">' in body and ">开始<" in body
     from django.utils import translation
     assert translation.get_language() in ("en-us", "en")  # the thread is shared: the override ended
@@ -151,7 +151,7 @@ def test_research_title_never_reaches_annotators():
     s = study(completion_code="CODE1")
     annotator = one_annotator(s)
     client = Client()
-    pages = [client.get(url("start", annotator)).content.decode()]
+    pages = [client.get(url("start", annotator), follow=True).content.decode()]
     assignment, body = open_current(client, annotator)
     pages.append(body)
     pages.append(client.post(url("item-detail", annotator, assignment.public_id), {}).content.decode())
@@ -165,12 +165,12 @@ def test_research_title_never_reaches_annotators():
 
 def test_public_title_is_shown_when_set_and_translated_default_otherwise():
     annotator = one_annotator(study(public_title="Reading French texts"))
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     # The study's own title is study wording: it carries the study's language (en here), not the interface's.
     assert '<h1 lang="en" dir="ltr">Reading French texts</h1>' in body
     assert "<title>Reading French texts · Instructions</title>" in body
     annotator = one_annotator(study("lang-fr", interface_language="fr"))
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     assert "<h1>Étude de traduction</h1>" in body
 
 
@@ -184,7 +184,7 @@ def test_start_page_estimates_time_from_enough_counted_answers_only():
 
     s = study(redundancy=40, spam_rate=0.0)
     annotator = one_annotator(s)
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     assert "This study has 4 items for you." in body and "About" not in body  # no durations yet
 
     def answer(who, ms):
@@ -202,10 +202,10 @@ def test_start_page_estimates_time_from_enough_counted_answers_only():
     workers = annotators_create(study=s, count=ESTIMATE_MIN_ANSWERS)
     for who in workers[:-1]:
         answer(who, 45_000)
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     assert "About" not in body and "Less than a minute" not in body  # 19 counted answers: no promise yet
     answer(workers[-1], 45_000)
-    body = Client().get(url("start", annotator)).content.decode()
+    body = Client().get(url("start", annotator), follow=True).content.decode()
     # 4 items × 45 s; the speeder's 0.4 s, the pilot's and the excluded annotator's answers are left out.
     assert "About 3 minutes (from the median time of other annotators' answers so far: 20 answers)." in body
 
@@ -223,10 +223,10 @@ def test_start_page_after_completion_says_so():
     client = Client()
     assignment, _ = open_current(client, annotator)
     client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment))
-    body = client.get(url("start", annotator)).content.decode()
+    body = client.get(url("start", annotator), follow=True).content.decode()
     assert "You have finished: you answered 1 item. Thank you!" in body
     assert ">Continue<" not in body and ">Start<" not in body
-    assert f'href="{url("done", annotator)}"' in body
+    assert f'href="{reverse("annotation:cookie-done")}"' in body  # the browser has the annotator cookie
 
 
 # --- refusals name the candidates and mark their cards ---------------------------------------

@@ -140,7 +140,7 @@ def test_no_code_can_be_read_before_finishing():
     study = checked_study(slug="hidden")
     annotator = annotators_create(study=study)[0]
     client = Client()
-    pages = [client.get(reverse("annotation:start", args=[annotator.token])).content.decode()]
+    pages = [client.get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()]
     api = annotator_client(annotator)
     first = api.get("/api/v1/annotate/next")
     assert first.status_code == 200 and "X-Completion-Code" not in first and "X-Completion-Outcome" not in first

@@ -147,7 +147,7 @@ def test_excluded_participant_sees_the_contact_and_the_screened_out_code():
                                                         "completion_code": "DONE99"})
     annotator = annotators_create(study=study, external_ids=["PID1"])[0]
     annotator_exclude(annotator=annotator, reason="failed checks")
-    body = Client().get(reverse("annotation:start", args=[annotator.token])).content.decode()
+    body = Client().get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()
     assert "lab@example.org" in body and "SCR33N" in body and "cc=SCR33N" in body
     assert "DONE99" not in body and "failed checks" not in body
     resp = annotator_client(annotator).get("/api/v1/annotate/next")
@@ -160,7 +160,7 @@ def test_without_a_screened_out_code_no_code_is_shown():
     study = make_study(slug="out2", n_items=2, settings={"contact": "Write to the lab via Prolific."})
     annotator = annotators_create(study=study)[0]
     annotator_exclude(annotator=annotator, reason="r")
-    body = Client().get(reverse("annotation:start", args=[annotator.token])).content.decode()
+    body = Client().get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()
     assert "Write to the lab via Prolific." in body and "screened-out-code" not in body
     assert "screened_out_code" not in annotator_client(annotator).get("/api/v1/annotate/next").json()
 

@@ -144,7 +144,7 @@ def test_study_wording_carries_the_study_language_under_a_translated_interface()
                                 "public_title": "Reading texts"})
     study = study_import(status="open", data=data)
     annotator = annotators_create(study=study)[0]
-    start = Client(HTTP_ACCEPT_LANGUAGE="fr").get(f"/a/{annotator.token}/").content.decode()
+    start = Client(HTTP_ACCEPT_LANGUAGE="fr").get(f"/a/{annotator.token}/", follow=True).content.decode()
     tree = lxml.html.fromstring(start)
     assert tree.get("lang") == "fr"
     assert tree.xpath("//div[@id='instructions']")[0].get("lang") == "en"

@@ -97,7 +97,7 @@ def test_a_draft_study_refuses_work_on_every_annotator_path(client):
     study.save(update_fields=["prolific_study_id"])
     annotator = annotators_create(study=study)[0]
     assert assignment_next(annotator=annotator) is None
-    page = client.get(reverse("annotation:start", args=[annotator.token]))
+    page = client.get(reverse("annotation:start", args=[annotator.token]), follow=True)
     assert "has not started yet" in page.content.decode()
     assert client.get(reverse("annotation:item-current", args=[annotator.token])).status_code == 200
     assert annotator_client(annotator).get("/api/v1/annotate/next").status_code == 204
@@ -113,7 +113,7 @@ def test_pilot_hands_out_work_to_pilot_annotators_only(client):
     regular = annotators_create(study=study)[0]
     pilot = annotators_create(study=study, is_pilot=True)[0]
     assert assignment_next(annotator=regular) is None
-    assert "has not started yet" in client.get(reverse("annotation:start", args=[regular.token])).content.decode()
+    assert "has not started yet" in client.get(reverse("annotation:start", args=[regular.token]), follow=True).content.decode()
     assert annotator_client(pilot).get("/api/v1/annotate/next").status_code == 200
     study.status = Status.OPEN
     study.save()

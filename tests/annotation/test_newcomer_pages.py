@@ -48,7 +48,7 @@ def test_snap_to_words_must_be_true_false_or_null():
 
 def test_favicon_is_linked_and_served(client: Client):
     study = make_study(slug="fav")
-    page = client.get(reverse("annotation:start", args=[annotators_create(study=study)[0].token]))
+    page = client.get(reverse("annotation:start", args=[annotators_create(study=study)[0].token]), follow=True)
     assert b'rel="icon" href="/static/img/favicon.svg"' in page.content
     old_path = client.get("/favicon.ico")
     assert old_path.status_code == 301 and old_path["Location"] == "/static/img/favicon.svg"

@@ -222,9 +222,9 @@ def test_staff_preview_renders_span_studies(staff):
 
 def test_start_page_legend_has_the_span_keys():
     annotator = one_annotator(span_study(slug="start-mqm", protocol="mqm"))
-    html = Client().get(url("start", annotator)).content.decode()
+    html = Client().get(url("start", annotator), follow=True).content.decode()
     assert "mark the selected words as an error" in html and "type part of a category's name" in html
     assert "<kbd>3</kbd>/<kbd>c</kbd> Critical" in html
     esa = one_annotator(span_study(slug="start-esa", protocol="esa"))
-    html = Client().get(url("start", esa)).content.decode()
+    html = Client().get(url("start", esa), follow=True).content.decode()
     assert "on a score slider: change it by 1 / by 10" in html and "Critical" not in html

@@ -58,6 +58,11 @@ def ids_by_system(study: Study, index: int = 0) -> dict[str, str]:
     return {c["system"]: c["id"] for c in study.tutorial[index]["candidates"]}
 
 
+def free(name: str, *extra: int) -> str:
+    """The token-free address of an annotator page (the annotator is in the browser's cookie)."""
+    return reverse(f"annotation:cookie-{name}", args=list(extra))
+
+
 def step_url(annotator: Annotator, step: int) -> str:
     return reverse("annotation:tutorial-step", args=[annotator.token, step])
 
@@ -220,30 +225,31 @@ def test_esa_plain_form_locates_the_words_and_reports_words_not_found():
 # --- the flow, and what is never shown or counted ---------------------------------------------
 
 def test_start_page_leads_through_the_practice_then_to_the_items():
+    """The browser follows the invitation link, so every link is token-free (the annotator is in its cookie)."""
     study = ranking_study()
     annotator = annotators_create(study=study)[0]
     client = Client()
-    start = client.get(reverse("annotation:start", args=[annotator.token])).content.decode()
-    assert step_url(annotator, 1) in start and 'id="tutorial-intro"' in start
+    start = client.get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()
+    assert free("tutorial-step", 1) in start and 'id="tutorial-intro"' in start
     ids = ids_by_system(study)
     form = {f"rank-{ids[s]}": str(k + 1) for k, s in enumerate(SYSTEMS)}
-    first = client.post(step_url(annotator, 1), form)
+    first = client.post(free("tutorial-step", 1), form)
     html = first.content.decode()
     assert first.status_code == 200 and "matches the expected one" in html
-    assert "<strong>the bank</strong>" in html and f'href="{step_url(annotator, 2)}"' in html
+    assert "<strong>the bank</strong>" in html and f'href="{free("tutorial-step", 2)}"' in html
     # Progress is remembered: the practice entry now points at screen 2.
     resumed = client.get(reverse("annotation:tutorial", args=[annotator.token]))
-    assert resumed.status_code == 302 and resumed["Location"] == step_url(annotator, 2)
+    assert resumed.status_code == 302 and resumed["Location"] == free("tutorial-step", 2)
     ids2 = ids_by_system(study, 1)
-    last = client.post(step_url(annotator, 2), {f"rank-{ids2['SYSgoldwin']}": "1", f"rank-{ids2['SYSmiddling']}": "2"})
+    last = client.post(free("tutorial-step", 2), {f"rank-{ids2['SYSgoldwin']}": "1", f"rank-{ids2['SYSmiddling']}": "2"})
     assert "Not quite" in last.content.decode()
-    assert f'href="{reverse("annotation:item-current", args=[annotator.token])}"' in last.content.decode()
-    start = client.get(reverse("annotation:start", args=[annotator.token])).content.decode()
-    assert "/tutorial/" not in start and reverse("annotation:item-current", args=[annotator.token]) in start
+    assert f'href="{free("item-current")}"' in last.content.decode()
+    start = client.get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()
+    assert "/tutorial/" not in start and free("item-current") in start
     # Another browser (no cookie) starts the practice again; a forged cookie counts as none.
     fresh = Client()
     fresh.cookies[f"tutorial_{annotator.code}"] = "2"
-    assert step_url(annotator, 1) in fresh.get(reverse("annotation:start", args=[annotator.token])).content.decode()
+    assert free("tutorial-step", 1) in fresh.get(reverse("annotation:start", args=[annotator.token]), follow=True).content.decode()
 
 
 def test_no_system_name_or_gold_before_answering_in_practice_pages():

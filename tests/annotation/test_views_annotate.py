@@ -4,10 +4,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from annotation import selectors
+from annotation.links import ANNOTATOR_COOKIE, cookie_token
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.services import annotators_create
 from studies.models import Item, Status
@@ -50,11 +51,24 @@ def url(name: str, annotator: Annotator, *extra: str) -> str:
     return reverse(f"annotation:{name}", args=[annotator.token, *extra])
 
 
+def free(name: str, *extra: str) -> str:
+    """The token-free address of an annotator page (the annotator is in the browser's cookie)."""
+    return reverse(f"annotation:cookie-{name}", args=list(extra))
+
+
+def cookie_of(client: Client) -> str:
+    """The token the client's annotator cookie names ("" without a valid one)."""
+    request = RequestFactory().get("/a/")
+    if ANNOTATOR_COOKIE in client.cookies:
+        request.COOKIES[ANNOTATOR_COOKIE] = client.cookies[ANNOTATOR_COOKIE].value
+    return cookie_token(request)
+
+
 def open_current(client: Client, annotator: Annotator) -> tuple[Assignment, str]:
     """Follow the Start button: returns the assignment on screen and its page's HTML."""
     resp = client.get(url("item-current", annotator))
     assert resp.status_code == 302
-    match = re.fullmatch(r"/a/[^/]+/item/([^/]+)/", resp["Location"])
+    match = re.fullmatch(r"/a(?:/[^/]+)?/item/([^/]+)/", resp["Location"])
     assert match, resp["Location"]
     page = client.get(resp["Location"])
     assert page.status_code == 200
@@ -77,7 +91,7 @@ def test_start_page_renders_markdown_escapes_html_and_records_the_visit():
     study = ranking_study(instructions="# How to rank\n\nRank **every** candidate.\n\n<script>alert('x')</script>\n\n"
                                        "[bad](javascript:alert(1)) and [good](https://example.org/guide)")
     annotator = one_annotator(study)
-    resp = Client().get(url("start", annotator))
+    resp = Client().get(url("start", annotator), follow=True)
     assert resp.status_code == 200
     body = resp.content.decode()
     assert "<h1>How to rank</h1>" in body
@@ -86,12 +100,12 @@ def test_start_page_renders_markdown_escapes_html_and_records_the_visit():
     assert "javascript:" not in body
     assert 'href="https://example.org/guide"' in body
     assert "Keyboard shortcuts" in body and "<kbd>Enter</kbd>" in body
-    assert f'href="{url("item-current", annotator)}"' in body and ">Start<" in body
+    assert f'href="{free("item-current")}"' in body and ">Start<" in body
     assert '<html lang="en">' in body
     annotator.refresh_from_db()
     first_seen = annotator.instructions_seen_at
     assert first_seen is not None
-    Client().get(url("start", annotator))
+    Client().get(url("start", annotator), follow=True)
     annotator.refresh_from_db()
     assert annotator.instructions_seen_at == first_seen  # the first visit is kept
 
@@ -102,7 +116,7 @@ def test_start_says_continue_once_work_is_done():
     client = Client()
     assignment, _ = open_current(client, annotator)
     client.post(url("item-detail", annotator, assignment.public_id), rank_data(assignment))
-    body = client.get(url("start", annotator)).content.decode()
+    body = client.get(url("start", annotator), follow=True).content.decode()
     assert ">Continue<" in body and "answered 1 item so far" in body
 
 
@@ -453,7 +467,7 @@ def test_back_link_revision_keeps_history_and_continues_forward():
 def finish_all(client: Client, annotator: Annotator) -> None:
     while True:
         resp = client.get(url("item-current", annotator))
-        if resp["Location"] == url("done", annotator):
+        if resp["Location"] in (url("done", annotator), free("done")):
             return
         assignment = Assignment.objects.get(public_id=resp["Location"].rstrip("/").rsplit("/", 1)[1])
         client.post(resp["Location"], {"label": "correct"})
@@ -516,7 +530,7 @@ def test_excluded_annotator_gets_a_polite_page_and_cannot_submit():
     Annotator.objects.filter(pk=annotator.pk).update(excluded=True, exclusion_reason="failed 4 of 5 spam checks")
     for path in (url("start", annotator), url("item-current", annotator), url("done", annotator),
                  url("item-detail", annotator, assignment.public_id)):
-        resp = client.get(path)
+        resp = client.get(path, follow=True)
         body = resp.content.decode()
         assert resp.status_code == 200 and "no longer needs answers from you" in body, path
         assert "spam" not in body
@@ -534,7 +548,7 @@ def test_closed_or_draft_study_gets_a_polite_page(status, words):
     study.status = status
     study.save()
     for path in (url("start", annotator), url("item-current", annotator), url("done", annotator)):
-        resp = Client().get(path)
+        resp = Client().get(path, follow=True)
         assert resp.status_code == 200 and words in resp.content.decode(), path
     assert not Assignment.objects.exists()
 
@@ -589,11 +603,13 @@ def test_prolific_entry_creates_one_annotator_per_pid_and_reuses_it():
     resp = client.get(entry(study, "abc123DEF", "x1"))
     assert resp.status_code == 302
     annotator = Annotator.objects.get(study=study, external_id="abc123DEF")
-    assert resp["Location"] == url("start", annotator)
+    # Straight to the token-free start page, the annotator in the browser's cookie: the token is in no address.
+    assert resp["Location"] == free("start") and cookie_of(client) == annotator.token
     again = client.get(entry(study, "abc123DEF", "x1"))  # the same participant comes back: same browser, session
-    assert again.status_code == 302 and again["Location"] == url("start", annotator)
-    other = Client().get(entry(study, "zzz999", "x2"))
-    assert other.status_code == 302 and other["Location"] != url("start", annotator)
+    assert again.status_code == 302 and again["Location"] == free("start") and cookie_of(client) == annotator.token
+    stranger = Client()
+    other = stranger.get(entry(study, "zzz999", "x2"))
+    assert other.status_code == 302 and cookie_of(stranger) not in ("", annotator.token)
     assert Annotator.objects.filter(study=study).count() == 2
     annotator.refresh_from_db()
     assert annotator.entry_session == "x1"
@@ -635,7 +651,8 @@ def test_a_participant_id_in_use_is_not_a_key_to_its_session():
     assert forger.get(entry(study, "victim1", "sVictim")).status_code == 403
     annotator.refresh_from_db()
     assert [e["prolific_session_id"] for e in annotator.external_sessions] == ["sVictim"]  # refusals store nothing
-    assert participant.get(entry(study, "victim1", "sVictim"))["Location"] == url("start", annotator)
+    assert participant.get(entry(study, "victim1", "sVictim"))["Location"] == free("start")
+    assert cookie_of(participant) == annotator.token
 
 
 def test_invited_ids_enter_the_same_way(tmp_path):
@@ -648,12 +665,13 @@ def test_invited_ids_enter_the_same_way(tmp_path):
     call_command("invite", study.slug, "--ids", str(ids), stdout=open(tmp_path / "out", "w"))
     invited = Annotator.objects.get(study=study, external_id="invited1")
     participant = Client()
-    assert participant.get(entry(study, "invited1", "s1"))["Location"] == url("start", invited)
+    assert participant.get(entry(study, "invited1", "s1"))["Location"] == free("start")
+    assert cookie_of(participant) == invited.token
     resp = Client().get(entry(study, "invited1", "s1"))
     assert resp.status_code == 403 and invited.token not in resp.content.decode()
     # An invited id already at work through its own link cannot be entered through p/<slug>/ at all.
     other = Annotator.objects.get(study=study, external_id="invited2")
-    Client().get(url("start", other))
+    Client().get(url("start", other), follow=True)
     resp = Client().get(entry(study, "invited2", "s2"))
     assert resp.status_code == 403 and other.token not in resp.content.decode()
 
@@ -719,11 +737,11 @@ def test_no_system_names_flags_or_item_ids_in_any_page(protocol):
     external_ids = list(Item.objects.filter(study=study).values_list("external_id", flat=True))
     annotator = one_annotator(study, external_id="PID123")
     client = Client()
-    bodies = [client.get(url("start", annotator)).content.decode()]
+    bodies = [client.get(url("start", annotator), follow=True).content.decode()]
     seen_spam = 0
     while True:
         resp = client.get(url("item-current", annotator))
-        if resp["Location"] == url("done", annotator):
+        if resp["Location"] in (url("done", annotator), free("done")):
             break
         assignment = Assignment.objects.get(public_id=resp["Location"].rstrip("/").rsplit("/", 1)[1])
         seen_spam += assignment.item.is_spam
@@ -746,6 +764,7 @@ def test_no_system_names_flags_or_item_ids_in_any_page(protocol):
             assert word not in lowered, word
         for ext in external_ids:
             assert ext not in body, ext
+        assert annotator.token not in body  # the browser has the cookie: every link is token-free
 
 
 def test_a_participant_from_before_binding_is_bound_by_their_own_session():
@@ -755,10 +774,11 @@ def test_a_participant_from_before_binding_is_bound_by_their_own_session():
     legacy = annotators_create(study=study, external_ids=["old1"])[0]
     legacy.external_sessions = [{"prolific_study_id": PROLIFIC_STUDY, "prolific_session_id": "sOld", "at": "x"}]
     legacy.save(update_fields=["external_sessions"])
-    Client().get(url("start", legacy))  # at work already
+    Client().get(url("start", legacy), follow=True)  # at work already
     assert Client().get(entry(study, "old1", "sNew")).status_code == 403
     participant = Client()
-    assert participant.get(entry(study, "old1", "sOld"))["Location"] == url("start", legacy)
+    assert participant.get(entry(study, "old1", "sOld"))["Location"] == free("start")
+    assert cookie_of(participant) == legacy.token
     legacy.refresh_from_db()
     assert legacy.entry_session == "sOld"
     assert Client().get(entry(study, "old1", "sOld")).status_code == 403  # bound now: another browser is refused

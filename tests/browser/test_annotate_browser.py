@@ -116,7 +116,10 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     page = browser_page
     study = study_import(status="open", data=ranking_file())
     annotator, url = start(live_server, study)
+    requested: list[str] = []  # every address the browser asks for: pages, htmx posts, scripts
+    page.on("request", lambda request: requested.append(request.url))
     page.goto(url)
+    assert page.url == f"{live_server.url}/a/"  # the link set the cookie and left the address bar
     assert page.locator("h1", has_text="Pronoun ranking").is_visible()
     page.wait_for_function("document.activeElement && document.activeElement.matches('[data-start]')")
     assert page.evaluate("document.activeElement.textContent.trim()") == "Start"  # autofocus
@@ -173,7 +176,10 @@ def test_ranking_by_keyboard_with_revision(live_server, browser_page, screenshot
     page.keyboard.press("3")
     page.keyboard.press("Enter")
     page.locator("h1", has_text="Thank you").wait_for()
-    assert page.url.endswith(f"/a/{annotator.token}/done/")
+    assert page.url.endswith("/a/done/")
+    # The token went over the wire in one address only: the invitation link's first request.
+    assert [u for u in requested if annotator.token in u] == [url]
+    assert annotator.token not in page.content()
     assert page.locator("#completion-code").inner_text() == "C1A2B3"
     page.screenshot(path=str(screenshot_dir / "done-desktop.png"), full_page=True)
 

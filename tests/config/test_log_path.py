@@ -30,6 +30,7 @@ def documented_format() -> str:
 @pytest.mark.parametrize("path, logged", [
     ("/a/s-0Ls9bGR5TnHa0IHuCK8IQlFE38fXdQ/", "/a/<token>/"),
     ("/a/tok/item/Xy12/", "/a/<token>/item/Xy12/"),
+    ("/a/", "/a/"), ("/a/item/Xy12/", "/a/item/Xy12/"), ("/a/done/", "/a/done/"), ("/a/tutorial/2/", "/a/tutorial/2/"),
     ("/p/study/?PROLIFIC_PID=abc&SESSION_ID=x", "/p/study/"),
     ("/studies/x/", "/studies/x/"),
     ("/api/v1/annotate/ \x15\x08/judgment", "/api/v1/annotate/%20%15%08/judgment"),  # a header takes no controls
@@ -43,8 +44,11 @@ def test_log_path_drops_tokens_and_query_strings(path: str, logged: str) -> None
 def test_every_response_says_what_the_log_may_keep() -> None:
     study = make_study(n_items=1)
     annotator = annotators_create(study=study)[0]
-    page = Client().get(f"/a/{annotator.token}/?x=1")
-    assert page.status_code == 200 and page["X-Log-Path"] == "/a/<token>/"
+    client = Client()
+    link = client.get(f"/a/{annotator.token}/?x=1")
+    assert link.status_code == 302 and link["X-Log-Path"] == "/a/<token>/"
+    page = client.get(link["Location"])
+    assert page.status_code == 200 and page["X-Log-Path"] == "/a/"
     entry = Client().get(f"/p/{study.slug}/?PROLIFIC_PID=abc123&STUDY_ID=s&SESSION_ID=x")
     assert entry["X-Log-Path"] == f"/p/{study.slug}/"
     assert Client().get("/no-such-page/")["X-Log-Path"] == "/no-such-page/"

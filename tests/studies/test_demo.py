@@ -98,7 +98,7 @@ def test_load_demo_creates_studies_admin_and_links(client):
     assert set(Study.objects.values_list("owner", flat=True)) == {admin.pk}
     assert "http://demo.test:8765/admin/" in output
     # an annotator link serves the annotator's page
-    response = client.get(links[0].replace("http://demo.test:8765", ""))
+    response = client.get(links[0].replace("http://demo.test:8765", ""), follow=True)
     assert response.status_code == 200
 
 
