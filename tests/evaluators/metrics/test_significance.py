@@ -48,7 +48,7 @@ def test_paired_bootstrap_equals_sacrebleu_cli(tmp_path: Path) -> None:
     assert {r["baseline"] for r in bleu} == {"mt"}
     assert all(r["method"] == "bs" and r["n_samples"] == 1000 and r["seed"] == 12345 for r in bleu)
     assert bleu[0]["signature"] == "nrefs:1|bs:1000|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
-    # The oracle system (half the lines are the reference) differs significantly; significance is p <= 0.05.
+    # The oracle system (half the lines are the reference) differs significantly; significance is p < 0.05.
     oracle = next(r for r in bleu if r["system"] == "oracle")
     assert oracle["p_value"] <= 0.05 and oracle["significant"] is True
     for rows in ours.values():
