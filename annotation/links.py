@@ -14,10 +14,10 @@ from contextvars import ContextVar
 from typing import Any, Iterator
 
 from django.conf import settings
-from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
+from annotation.cookies import signed_value
 from annotation.models import Annotator
 
 #: The URL parameters Prolific fills in (its ``{{%NAME%}}`` placeholders); ``prolific`` reads these names.
@@ -46,12 +46,7 @@ def prolific_url(*, slug: str, base_url: str | None = None) -> str:
 
 def cookie_token(request: HttpRequest) -> str:
     """The token in the request's annotator cookie; "" without one (or with a forged or expired one)."""
-    try:
-        value = request.get_signed_cookie(ANNOTATOR_COOKIE, default="", salt=_SALT,
-                                          max_age=ANNOTATOR_COOKIE_MAX_AGE)
-    except signing.BadSignature:
-        return ""
-    return value if isinstance(value, str) else ""
+    return signed_value(request, ANNOTATOR_COOKIE, salt=_SALT, max_age=ANNOTATOR_COOKIE_MAX_AGE)
 
 
 def annotator_cookie_set(request: HttpRequest, response: HttpResponse, annotator: Annotator) -> None:

@@ -16,13 +16,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 
 from studies.audit import audit
 from studies.models import Study
 
+from annotation.cookies import signed_value
 from annotation.models import Annotator
 from annotation.services import annotator_for_external_id
 
@@ -69,11 +69,7 @@ def _cookie_name(study: Study) -> str:
 
 def browser_participant(request: HttpRequest, study: Study) -> str:
     """The participant id this browser entered the study with ("" for none, or a cookie that was not ours)."""
-    try:
-        value = request.get_signed_cookie(_cookie_name(study), default="", salt=_SALT)
-    except signing.BadSignature:
-        return ""
-    return value if isinstance(value, str) else ""
+    return signed_value(request, _cookie_name(study), salt=_SALT)
 
 
 def browser_bind(response: HttpResponse, study: Study, pid: str, *, secure: bool) -> None:

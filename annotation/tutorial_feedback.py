@@ -34,7 +34,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core import signing
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -42,6 +41,7 @@ from django.utils.translation import gettext as _
 from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study
 
 from annotation.answers import JudgmentError, judgment_validate
+from annotation.cookies import signed_value
 from annotation.forms import payload_from_post
 from annotation.links import page_url
 from annotation.models import Annotator, Assignment
@@ -334,11 +334,8 @@ def _salt(annotator: Annotator) -> str:
 
 def progress_read(request: HttpRequest, annotator: Annotator) -> int:
     """Practice screens answered so far in this browser (0 without a valid cookie)."""
-    try:
-        value = request.get_signed_cookie(_cookie_name(annotator), default="0", salt=_salt(annotator))
-    except signing.BadSignature:
-        return 0
-    return int(value) if isinstance(value, str) and value.isdigit() else 0
+    value = signed_value(request, _cookie_name(annotator), salt=_salt(annotator), default="0")
+    return int(value) if value.isdigit() else 0
 
 
 def progress_write(response: HttpResponse, annotator: Annotator, answered: int) -> None:
