@@ -15,20 +15,20 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation import progress
-from annotation.export import csv_lines, judgment_rows
-from annotation.links import invitation_url
+from annotation.dashboard import progress
+from annotation.exporting.judgments import csv_lines, judgment_rows
+from annotation.pages.links import invitation_url
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from annotation.services import annotators_create
-from studies import access
-from studies import admin as studies_admin
-from studies import admin_actions
-from studies.admin_access import StudyScopedAdmin, related_only
-from studies.audit import audit
+from annotation.handout.services import annotators_create
+from studies.access import rules as access
+from studies.admin import studies as studies_admin
+from studies.admin import actions as admin_actions
+from studies.admin.access import StudyScopedAdmin, related_only
+from studies.access.audit import audit
 from studies.models import Study
 
 if TYPE_CHECKING:
-    from annotation.progress import StudyWithCounts
+    from annotation.dashboard.progress import StudyWithCounts
 
 INVITE_COUNT = 5
 
@@ -92,7 +92,7 @@ class AnnotatorAdmin(StudyScopedAdmin):
 
     def save_model(self, request: HttpRequest, obj: Annotator, form, change: bool) -> None:
         """Ticking or clearing "excluded" goes through the quality services, which move the item counts."""
-        from annotation.services_quality import annotator_exclude, annotator_include
+        from annotation.handout.exclusion import annotator_exclude, annotator_include
 
         if not (change and "excluded" in form.changed_data):
             super().save_model(request, obj, form, change)
@@ -165,7 +165,7 @@ class JudgmentAdmin(ReadOnlyAdmin):
 
 
 # --- the study admin, with what needs annotation data ------------------------------
-# studies/admin.py defines the study itself; its progress, invitations and judgments
+# studies/admin/studies.py defines the study itself; its progress, invitations and judgments
 # are the annotation app's, so this app re-registers Study with those added (studies
 # never imports annotation).
 

@@ -7,4 +7,4 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from annotation import schema  # noqa: F401  (registers the OpenAPI token scheme)
+        from annotation.api import schema# noqa: F401  (registers the OpenAPI token scheme)

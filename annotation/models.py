@@ -82,7 +82,7 @@ class Assignment(models.Model):
                                                                   "after this hand-out (where the next one looks first).")
     checks_owed = models.PositiveSmallIntegerField(
         default=0, help_text="Check slots of the annotator's schedule passed but not yet served after this hand-out "
-                             "(a check waits for the end of a document; annotation.ordering.CheckSchedule).")
+                             "(a check waits for the end of a document; annotation.handout.ordering.CheckSchedule).")
     check_run = models.PositiveSmallIntegerField(
         default=0, help_text="Checks in a row ending with this assignment (never more than two).")
     skipped_at = models.DateTimeField(null=True, blank=True, help_text="When the annotator skipped the item "

@@ -1,11 +1,13 @@
 from django.urls import path
 
-from annotation import tutorial, views
+from annotation.pages import tutorial
+
+from annotation.pages import views
 
 app_name = "annotation"
 
 urlpatterns = [
-    # The annotator's pages without the token: the annotator is the one in the cookie (annotation/links.py).
+    # The annotator's pages without the token: the annotator is the one in the cookie (annotation/pages/links.py).
     # Before the token addresses, so that "item", "done" and "tutorial" are never read as a token.
     path("a/", views.start, name="cookie-start"),
     path("a/item/", views.item_current, name="cookie-item-current"),

@@ -84,8 +84,8 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from annotation.services import annotators_create
-    from studies.importing import study_import
+    from annotation.handout.services import annotators_create
+    from studies.importing.study_file import study_import
 
     call_command("migrate", verbosity=0)
     data = study_file(args.items)

@@ -41,10 +41,10 @@ def main() -> None:
     django.setup()
     from django.db import connection
 
-    from annotation.ordering import walk_for
-    from annotation.services import annotators_create
-    from annotation.statements import window_sql
-    from studies.importing import study_import
+    from annotation.handout.ordering import walk_for
+    from annotation.handout.services import annotators_create
+    from annotation.handout.statements import window_sql
+    from studies.importing.study_file import study_import
 
     postgres = connection.vendor == "postgresql"
     old_name = connection.settings_dict["NAME"]

@@ -29,9 +29,9 @@ from django.core.management import call_command  # noqa: E402
 
 call_command("migrate", verbosity=0)
 
-from annotation.check_figures import scheduled_queues, shuffled_queues, summarise  # noqa: E402
-from studies.importing import parse_study  # noqa: E402
-from studies.spam import spam_count  # noqa: E402
+from annotation.handout.check_figures import scheduled_queues, shuffled_queues, summarise  # noqa: E402
+from studies.importing.study_file import parse_study  # noqa: E402
+from studies.controls.spam import spam_count  # noqa: E402
 
 
 def main() -> None:

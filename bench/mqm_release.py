@@ -8,7 +8,7 @@ then::
     .venv/bin/python bench/mqm_release.py PATH/TO/wmt-mqm-human-evaluation      # or the .tsv itself
     .venv/bin/python bench/mqm_release.py FILE --scale 12                        # + timing on ~100,000 rows
 
-It reads the whole file with :func:`evaluators.comparison.mqm_tsv.read_mqm_tsv`
+It reads the whole file with :func:`formats.mqm_tsv.read_mqm_tsv`
 (``unclosed="close_at_end"``: one row of the release, line 6444, opens a
 ``<v>`` it never closes), scores it with
 :mod:`evaluators.stats.mqm` (default WMT weights; segment = mean over raters,
@@ -43,7 +43,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluators.comparison.mqm_tsv import read_mqm_tsv  # noqa: E402
+from formats.mqm_tsv import read_mqm_tsv  # noqa: E402
 from evaluators.stats.mqm import WMT_WEIGHTS, bootstrap_system_ci, mqm_segment_scores, system_scores  # noqa: E402
 
 #: README of google/wmt-mqm-human-evaluation, section "TED talks / English to German"

@@ -53,7 +53,7 @@ def main(slug: str, out: str, mtme: str | None = None) -> int:
     import django
 
     django.setup()
-    from annotation.export import judgments_frame
+    from annotation.exporting.judgments import judgments_frame
     from evaluators.comparison.core import SCORE_PROTOCOLS, span_human
     from evaluators.comparison.selectors import scores_frame
     from evaluators.models import Evaluator

@@ -18,7 +18,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.utils.json import strict_constant as json_strict_constant
 
 from config.safetext import json_problem
-from studies.jsonlimits import json_depth_error
+from formats.jsonlimits import json_depth_error
 
 
 class RequestTooLarge(APIException):

@@ -8,7 +8,7 @@ refused at the door with a 400 naming where they were found (config/middleware.p
 query, headers and form fields; config/parsers.py for decoded JSON), before anything is stored.
 Python's JSON decoder joins an escaped surrogate *pair* into one character, so every surrogate
 left in a decoded string is a lone one. The same checks guard what is not a request: study files
-(studies/importing.py), imported judgments (annotation/judgment_import_base.py) and command-line
+(studies/importing/study_file.py), imported judgments (annotation/importing/base.py) and command-line
 arguments (studies/cli.py).
 """
 from __future__ import annotations

@@ -222,7 +222,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en-us"
 # Languages of the annotator interface (translations in locale/, compiled by make). Only the
-# annotator's pages switch language (annotation/views.py activates it per request, from the
+# annotator's pages switch language (annotation/pages/views.py activates it per request, from the
 # study's interface_language or the browser's Accept-Language); researcher and admin pages stay
 # in English, so there is no LocaleMiddleware.
 LANGUAGES = [
@@ -275,7 +275,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "annotation.schema.judgment_in_requires_an_answer",
+        "annotation.api.schema.judgment_in_requires_an_answer",
         "config.schema.add_error_responses",
     ],
     # /api/v1/docs/ loads Swagger UI from drf-spectacular-sidecar's static files, never a CDN;

@@ -7,7 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("research.urls")),  # researcher pages and API: studies/, reports/, api/v1/studies/
-    path("api/v1/", include("annotation.api_urls")),
+    path("api/v1/", include("annotation.api.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Browsable docs of the same schema, readable by whoever may read the schema (SERVE_PERMISSIONS).
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from studies.admin_access import StudyScopedAdmin, related_only
+from studies.admin.access import StudyScopedAdmin, related_only
 
 from evaluators.models import EvaluationJob, Evaluator, MetricScore
 

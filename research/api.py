@@ -21,10 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import progress
-from annotation.export import csv_lines, judgment_rows
-from studies import access
-from studies.audit import audit
+from annotation.dashboard import progress
+from annotation.exporting.judgments import csv_lines, judgment_rows
+from studies.access import rules as access
+from studies.access.audit import audit
 from studies.models import Study
 
 

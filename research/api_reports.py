@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studies import access
+from studies.access import rules as access
 from studies.models import Study
 
 from evaluators.reports import selectors, study_stats

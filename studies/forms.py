@@ -9,10 +9,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.urls import reverse
 from django.utils.html import format_html
 
-from studies.importing import REDUNDANCY_MAX, REDUNDANCY_MIN, StudyFileError, read_items_file
-from studies.invariants import candidate_change_errors, item_change_errors, study_change_errors
+from studies.importing.study_file import REDUNDANCY_MAX, REDUNDANCY_MIN, StudyFileError, read_items_file
+from studies.lifecycle.invariants import candidate_change_errors, item_change_errors, study_change_errors
 from studies.models import CHOICE_OPTIONS, LOCKED_CODE, Candidate, Item, Study
-from studies.jsonlimits import JSONTooDeep, json_loads_limited
+from formats.jsonlimits import JSONTooDeep, json_loads_limited
 
 MAX_INVITE = 200
 

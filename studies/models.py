@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
-from studies.languages import validate_language_tag
+from studies.definition.languages import validate_language_tag
 
 
 def opaque_id() -> str:
@@ -33,7 +33,7 @@ class Protocol(models.TextChoices):
     ESA = "esa", "ESA (error spans, then a 0–100 score; DA without spans)"
 
 
-#: Protocols whose answer is error spans and/or a score per candidate (annotation.answers).
+#: Protocols whose answer is error spans and/or a score per candidate (annotation.handout.answers).
 SPAN_PROTOCOLS = ("mqm", "esa")
 
 
@@ -50,7 +50,7 @@ class Status(models.TextChoices):
     CLOSED = "closed", "Closed"
 
 
-#: ValidationError code of a change refused because the study already has judgments (studies/invariants.py).
+#: ValidationError code of a change refused because the study already has judgments (studies/lifecycle/invariants.py).
 LOCKED_CODE = "study_locked"
 
 #: Options a choice study may offer besides the candidates themselves.
@@ -78,7 +78,7 @@ class Study(models.Model):
     taxonomy = models.JSONField(
         default=list, blank=True,
         help_text="MQM: the error categories [{name, description, examples}], names as paths (\"Accuracy/Omission\"). "
-                  "Blank: the MQM core typology plus the Discourse branch (studies/taxonomy.py).")
+                  "Blank: the MQM core typology plus the Discourse branch (studies/definition/taxonomy.py).")
     severities = models.JSONField(
         default=list, blank=True,
         help_text="Span protocols: the severities offered, from neutral, minor, major, critical (ESA: minor, major). "
@@ -143,7 +143,7 @@ class Study(models.Model):
     tutorial = models.JSONField(
         default=list, blank=True,
         help_text="Practice items shown before the first item, with feedback against a gold answer; never judged "
-                  "or counted (studies/tutorial.py, docs/study-file.md \"Tutorial items\").")
+                  "or counted (studies/importing/tutorial.py, docs/study-file.md \"Tutorial items\").")
     seed = models.BigIntegerField(default=default_seed, help_text="Seeds spam generation and per-annotator shuffles, for reproducibility.")
     created_at = models.DateTimeField(auto_now_add=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -153,7 +153,7 @@ class Study(models.Model):
         default=dict, blank=True, editable=False,
         help_text="Where the judgments came from when they were imported (import_judgments: format, file, SHA-256, "
                   "source, time); empty for a study collected here. The report's facts read it (docs/reports.md).")
-    # Bookkeeping for assignment (annotation.ordering): never set by hand.
+    # Bookkeeping for assignment (annotation.handout.ordering): never set by hand.
     n_documents = models.PositiveIntegerField(default=0, help_text="Documents (real and spam), numbered 0..n-1 by Item.doc_index.")
     n_open_items = models.IntegerField(default=0, help_text="Items still short of their redundancy (kept with every claim and release).")
     n_real_items = models.PositiveIntegerField(default=0, help_text="Items of the study file (not spam copies).")
@@ -185,7 +185,7 @@ class Study(models.Model):
         self._saved_redundancy = self.redundancy
 
     def _recount_open_items(self) -> None:
-        """Recompute Item.is_open and n_open_items from n_assigned (annotation.slots keeps them in step otherwise)."""
+        """Recompute Item.is_open and n_open_items from n_assigned (annotation.handout.slots keeps them in step otherwise)."""
         with transaction.atomic():
             items = Item.objects.filter(study=self)
             items.filter(n_assigned__lt=self.redundancy).update(is_open=True)
@@ -200,7 +200,7 @@ class Study(models.Model):
             errors["options"] = [f"Unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}."]
         if self.protocol == Protocol.JUDGMENT and not self.labels:
             errors["labels"] = ["A judgment study needs at least one label."]
-        from studies import taxonomy as tx
+        from studies.definition import taxonomy as tx
         if self.taxonomy:
             problems = tx.taxonomy_errors(self.taxonomy, "taxonomy")
             if problems:
@@ -214,7 +214,7 @@ class Study(models.Model):
             if problems:
                 errors["mqm_weights"] = problems
         if self.tutorial:
-            from studies.tutorial_shape import tutorial_model_errors
+            from studies.definition.tutorial_shape import tutorial_model_errors
             problems = tutorial_model_errors(self.tutorial)
             if problems:
                 errors["tutorial"] = problems
@@ -224,7 +224,7 @@ class Study(models.Model):
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
             errors["redundancy"] = ["Must be at least 1."]
-        from studies.languages import interface_language_error, language_tag_error
+        from studies.definition.languages import interface_language_error, language_tag_error
         for name in ("source_language", "target_language", "instructions_language"):
             problem = language_tag_error(getattr(self, name))
             if problem:
@@ -251,13 +251,13 @@ class Study(models.Model):
 
     def effective_taxonomy(self) -> list[dict[str, Any]]:
         """The categories annotators choose from (MQM only; ESA spans have none)."""
-        from studies.taxonomy import DEFAULT_MQM_TAXONOMY, normalise_taxonomy
+        from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY, normalise_taxonomy
         if self.protocol != Protocol.MQM:
             return []
         return normalise_taxonomy(self.taxonomy) if self.taxonomy else DEFAULT_MQM_TAXONOMY
 
     def effective_severities(self) -> list[str]:
-        from studies.taxonomy import ESA_SEVERITIES, MQM_SEVERITIES
+        from studies.definition.taxonomy import ESA_SEVERITIES, MQM_SEVERITIES
         if self.protocol == Protocol.ESA:
             return list(self.severities or ESA_SEVERITIES)
         if self.protocol == Protocol.MQM:
@@ -266,7 +266,7 @@ class Study(models.Model):
 
     def wording_language(self) -> str:
         """The BCP 47 tag of the study's own wording: ``instructions_language``, else the interface language, else en."""
-        from studies.languages import html_lang
+        from studies.definition.languages import html_lang
         return self.instructions_language or (html_lang(self.interface_language) if self.interface_language else "en")
 
 
@@ -307,7 +307,7 @@ class Item(models.Model):
         ordering = ["study_id", "order_key", "position", "pk"]  # by column: "study" would join studies for their ordering
         constraints = [models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id")]
         indexes = [
-            # The hand-out's only index: open items by document, in document order (annotation.ordering).
+            # The hand-out's only index: open items by document, in document order (annotation.handout.ordering).
             models.Index(fields=["study", "doc_index", "position"], condition=models.Q(is_open=True),
                          name="item_open_by_document"),
         ]
@@ -338,7 +338,7 @@ class Candidate(models.Model):
 
 
 class Role(models.TextChoices):
-    """A member's rights on one study, lowest first (studies/access.py orders them)."""
+    """A member's rights on one study, lowest first (studies/access/rules.py orders them)."""
     VIEWER = "viewer", "Viewer (progress and reports)"
     ANALYST = "analyst", "Analyst (reports, quality, compare, exports)"
     MANAGER = "manager", "Manager (settings, lifecycle, invitations, exclusions, scores, members)"
@@ -360,7 +360,7 @@ class StudyMembership(models.Model):
 
 
 class AuditEvent(models.Model):
-    """One append-only line of the audit log (studies/audit.py writes them; nothing updates or deletes them)."""
+    """One append-only line of the audit log (studies/access/audit.py writes them; nothing updates or deletes them)."""
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="+", help_text="Blank: the server (a command without --user, a rule).")

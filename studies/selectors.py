@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from studies.blinding import BlindingReport, blinding_lint
+from studies.controls.blinding import BlindingReport, blinding_lint
 from studies.models import Candidate, Study
-from studies.spam import spam_count
+from studies.controls.spam import spam_count
 
 if TYPE_CHECKING:
-    from studies.importing import ParsedStudy
+    from studies.importing.study_file import ParsedStudy
 
 
 def study_file_summary(parsed: ParsedStudy) -> dict[str, Any]:
@@ -43,7 +43,7 @@ def study_file_summary(parsed: ParsedStudy) -> dict[str, Any]:
 
 
 def study_blinding_lint(*, study: Study) -> BlindingReport:
-    """The blinding lint of a stored study's real items, as annotators see them (studies/blinding.py).
+    """The blinding lint of a stored study's real items, as annotators see them (studies/controls/blinding.py).
 
     One query over the candidates, cached for 10 minutes under a key that changes
     with the candidates (count, last pk) and with the settings the lint reads: a
@@ -52,7 +52,7 @@ def study_blinding_lint(*, study: Study) -> BlindingReport:
     """
     real = Candidate.objects.filter(item__study=study, item__is_spam=False)
     stamp = real.aggregate(n=Count("pk"), last=Max("pk"))
-    key = (f"studies.blinding:{study.pk}:{stamp['n']}:{stamp['last']}:{int(study.normalise_typography)}:"
+    key = (f"studies.controls.blinding:{study.pk}:{stamp['n']}:{stamp['last']}:{int(study.normalise_typography)}:"
            f"{study.spam_rate}:{hashlib.sha1((study.instructions + study.question).encode()).hexdigest()}")
     report = cache.get(key)
     if report is None:

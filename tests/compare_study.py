@@ -8,7 +8,7 @@ so a metric derived from it agrees with the humans perfectly.
 """
 from __future__ import annotations
 
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Study
 from tests.factories import make_study
 

@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from annotation.models import Annotator
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Study
 from tests.factories import make_study
 

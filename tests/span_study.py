@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from studies.models import Study
 
 SOURCE = "The old ferry leaves the harbour every morning at seven."

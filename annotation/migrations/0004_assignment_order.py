@@ -9,7 +9,7 @@ from django.db.models import Count, Q
 def fill_assignment_order(apps, schema_editor):
     """Number existing studies' documents and recount their slots as the new hand-out expects.
 
-    Documents: the same seeded shuffle as studies.ordering.document_indexes (real
+    Documents: the same seeded shuffle as studies.definition.ordering.document_indexes (real
     documents first, then spam copies). n_assigned: pending or done assignments
     of annotators who are not excluded; is_open and the study's counts follow.
     Self-contained on purpose (no app imports): migrations must not change when the code does.

@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='assignment',
             name='checks_owed',
-            field=models.PositiveSmallIntegerField(default=0, help_text="Check slots of the annotator's schedule passed but not yet served after this hand-out (a check waits for the end of a document; annotation.ordering.CheckSchedule)."),
+            field=models.PositiveSmallIntegerField(default=0, help_text="Check slots of the annotator's schedule passed but not yet served after this hand-out (a check waits for the end of a document; annotation.handout.ordering.CheckSchedule)."),
         ),
     ]

@@ -8,13 +8,13 @@ Data, before the constraint:
   annotator (lowest id) keeps its number; every later duplicate gets a new one
   after the study's highest, in id order. What they were already handed keeps
   its stored screen order (``Assignment.candidate_order``); only their future
-  hand-outs follow the walk of the new number (annotation.ordering).
+  hand-outs follow the walk of the new number (annotation.handout.ordering).
 - Durations: ``duration_ms`` held the client's figure whenever the client sent
   both its times. That figure moves to ``client_duration_ms`` (judgments with
   both client times), and ``duration_ms`` becomes the server's for every
   judgment: ``submitted_at`` − ``started_at``, in ms, clamped to
   [0, 2 147 483 647] as the service stores it. Judgments imported from a file
-  (annotation.judgment_import) have no client times: their stored duration is
+  (annotation.importing.judgments) have no client times: their stored duration is
   the file's figure and is kept as it is.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ score table alone.
 
 Inputs
 ------
-``judgments``: the export frame (``annotation.export.judgments_frame``), one row
+``judgments``: the export frame (``annotation.exporting.judgments.judgments_frame``), one row
 per (judgment, candidate): ``judgment``, ``item``, ``annotator``, ``system``,
 ``is_reference``, ``is_spam`` (the item is a spam copy) or ``is_spam_item``,
 ``rank`` (ranking) or ``choice`` (choice), ``excluded``.

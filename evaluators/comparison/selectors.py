@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from django.core.cache import cache
 
-from annotation.export import judgments_frame
+from annotation.exporting.judgments import judgments_frame
 from studies.models import Candidate, Item, Study
 
 from evaluators.comparison.core import compare_frames

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-#: What a control item is, per protocol kind, in a study collected here (studies/spam.py, studies/error_injection.py).
+#: What a control item is, per protocol kind, in a study collected here (studies/controls/spam.py, studies/controls/error_injection.py).
 CONTROL_KINDS = {"pairwise": "scrambled_candidate", "span": "injected_error", "da": "degraded_copy"}
 
 

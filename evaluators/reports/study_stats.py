@@ -5,7 +5,7 @@ its policies; keeping the frame checks, conversions and blocks in one file keeps
 "every number reproducible from the export" guarantee readable in one sitting.
 
 Every number of a report is a function of the EXPORTED judgments frame
-(``annotation.export.judgments_frame``, or the same columns read back from an
+(``annotation.exporting.judgments.judgments_frame``, or the same columns read back from an
 ``export_judgments`` CSV/JSONL file), so ``agreement --judgments FILE`` on an
 export reproduces ``agreement SLUG`` exactly.  The pure part,
 :func:`report_from_frame`, takes a DataFrame and never touches the database;
@@ -550,13 +550,13 @@ REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_sp
 
 
 def study_export_frame(study: Any) -> pd.DataFrame:
-    """The study's export (``annotation.export.judgment_rows``, the source of every export) as a frame.
+    """The study's export (``annotation.exporting.judgments.judgment_rows``, the source of every export) as a frame.
 
     Only :data:`REPORT_COLUMNS`, collected column-wise: the same values as
     ``judgments_frame`` without holding every row's dict at once, which
     keeps a large study's report within a few hundred MB.
     """
-    from annotation.export import judgment_rows
+    from annotation.exporting.judgments import judgment_rows
 
     columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
     appenders = [(columns[c].append, c) for c in REPORT_COLUMNS]
@@ -576,7 +576,7 @@ def study_report(study: Any, **options: Any) -> dict:
     options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
                "unit_lengths": _unit_lengths(study), **options}
     report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
-    from annotation.span_controls import study_span_controls  # control items with injected errors (QC)
+    from annotation.quality.span_controls import study_span_controls  # control items with injected errors (QC)
 
     report["facts"] = study_facts(study, report["facts"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from studies.csvcells import ESCAPE, unescape_cell
+from formats.csvcells import ESCAPE, unescape_cell
 
 
 class TableFileError(ValueError):
@@ -87,7 +87,7 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
 
 
 def _unescaped(frame: pd.DataFrame) -> pd.DataFrame:
-    """The product's own CSVs escape formula-like text with a leading ' (studies/csvcells.py): read them back
+    """The product's own CSVs escape formula-like text with a leading ' (formats/csvcells.py): read them back
     as they were. Only the cells starting with ' are looked at (a vectorised test per column)."""
     for column in frame.columns:
         quoted = frame[column].str.startswith(ESCAPE, na=False)

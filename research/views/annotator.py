@@ -12,11 +12,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from annotation.annotator_detail import JudgmentRow, annotator_activity, annotator_counts
-from annotation.links import invitation_url
+from annotation.dashboard.annotator_detail import JudgmentRow, annotator_activity, annotator_counts
+from annotation.pages.links import invitation_url
 from annotation.models import Annotator
-from annotation.quality import annotator_quality
-from studies import access
+from annotation.quality.checks import annotator_quality
+from studies.access import rules as access
 from studies.models import Study
 
 #: Timeline chart geometry (SVG user units; the chart scales to the page width).

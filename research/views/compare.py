@@ -26,8 +26,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studies import access
-from studies.audit import audit
+from studies.access import rules as access
+from studies.access.audit import audit
 from studies.models import Study
 
 from evaluators.comparison.display import (contrastive_table, corpus_groups, dip_rows, mean_rows, mean_units,

@@ -11,11 +11,11 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation import progress
-from annotation.links import invitation_url
-from annotation.prolific import prolific_entry_set
-from studies import access
-from studies.csvcells import csv_writer
+from annotation.dashboard import progress
+from annotation.pages.links import invitation_url
+from annotation.pages.prolific import prolific_entry_set
+from studies.access import rules as access
+from formats.csvcells import csv_writer
 from studies.models import Study
 
 LINK_COLUMNS = ("annotator", "external_id", "link", "created", "done")

@@ -4,7 +4,7 @@ The page renders ``annotation/_item.html``, the template annotators get, for
 the n-th item of the study (spam items included, in document order), in any
 status, draft included. Its form posts back here: the answer goes through the
 same validation as a real one (``judgment_validate``) and, for a spam (control)
-copy, through the quality check's own rule (``annotation.quality.spam_check_failed``).
+copy, through the quality check's own rule (``annotation.quality.checks.spam_check_failed``).
 A valid answer moves on to the next item, as Enter does for an annotator, and
 the next page says what would have been stored for the previous one and
 whether it passes the spam check; no annotator, assignment or judgment is
@@ -27,17 +27,17 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from annotation.forms import answer_from_payload, payload_from_post
+from annotation.pages.forms import answer_from_payload, payload_from_post
 from annotation.models import Assignment
-from annotation.quality import spam_check_failed
-from annotation.screens import preview_screen
-from annotation.services import JudgmentError, judgment_validate
-from studies import access
+from annotation.quality.checks import spam_check_failed
+from annotation.pages.screens import preview_screen
+from annotation.handout.services import JudgmentError, judgment_validate
+from studies.access import rules as access
 from studies.models import Candidate, Item, Protocol, Study
 
 _SALT = "research.preview.outcome"
 
-#: The spam check's rule per protocol, in the researcher's words (annotation/quality.py's docstring).
+#: The spam check's rule per protocol, in the researcher's words (annotation/quality/checks.py's docstring).
 SPAM_RULE = {
     Protocol.RANKING: "passes only when the scrambled candidate is ranked strictly last",
     Protocol.CHOICE: "fails when the scrambled candidate is chosen or the answer is 'tie'",
@@ -93,7 +93,7 @@ def spam_rule(study: Study) -> str:
 def spam_outcome(*, study: Study, candidates: list[Candidate], answer: dict[str, Any]) -> str | None:
     """What the quality check would make of this valid answer: None on a real item, else "passed" or "failed".
 
-    The quality page's own rule (``annotation.quality.spam_check_failed``), on the item's scrambled candidate.
+    The quality page's own rule (``annotation.quality.checks.spam_check_failed``), on the item's scrambled candidate.
     """
     spam = next((c for c in candidates if c.is_spam), None)
     if spam is None:

@@ -15,13 +15,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Annotator
-from annotation.quality import SORT_KEYS, quality_sorted, study_over_redundancy, study_quality
-from annotation.span_controls import study_span_controls
-from annotation.services_quality import annotator_exclude, annotator_include, study_apply_auto_exclusion
+from annotation.quality.checks import SORT_KEYS, quality_sorted, study_over_redundancy, study_quality
+from annotation.quality.span_controls import study_span_controls
+from annotation.handout.exclusion import annotator_exclude, annotator_include, study_apply_auto_exclusion
 from config.http import HtmxHttpRequest
 
-from studies import access
-from studies.audit import audit
+from studies.access import rules as access
+from studies.access.audit import audit
 from studies.models import Study
 
 COLUMNS = [
@@ -35,7 +35,7 @@ COLUMNS = [
     ("fast_answers", "Too fast", "Answers under the study's minimum time."),
     ("excluded", "Status", "Excluded annotators drop out of reports; nothing is deleted."),
 ]
-#: MQM/ESA: the same columns for control items with a generated error (annotation/span_controls.py).
+#: MQM/ESA: the same columns for control items with a generated error (annotation/quality/span_controls.py).
 SPAN_COLUMNS = {
     "spam_seen": ("Controls seen", "Control items answered: a copy of a real item with one generated error "
                   "in one candidate (DA: only those whose original the annotator also scored)."),

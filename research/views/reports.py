@@ -18,8 +18,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from studies import access
-from studies.csvcells import csv_writer
+from studies.access import rules as access
+from formats.csvcells import csv_writer
 from studies.models import Study
 
 from evaluators.reports import selectors, study_stats

@@ -9,21 +9,21 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.links import invitation_url, prolific_url
-from annotation.services import annotators_create
+from annotation.pages.links import invitation_url, prolific_url
+from annotation.handout.services import annotators_create
 from config.http import HtmxHttpRequest
 
-from annotation import progress
+from annotation.dashboard import progress
 from studies import selectors as study_selectors
-from annotation.export import FORMATS, export_lines
+from annotation.exporting.judgments import FORMATS, export_lines
 from studies.forms import InviteForm, StudyImportForm, decode_upload, load_study_texts
-from studies.blinding import BlindingReport, parsed_study_lint
-from studies.importing import ParsedStudy, StudyFileError, parse_study, study_create
-from studies.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
-from studies.lifecycle import NEXT_STATUSES, study_status_set
-from studies import access
-from studies.audit import audit
-from studies.access import membership_set
+from studies.controls.blinding import BlindingReport, parsed_study_lint
+from studies.importing.study_file import ParsedStudy, StudyFileError, parse_study, study_create
+from studies.lifecycle.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
+from studies.lifecycle.stages import NEXT_STATUSES, study_status_set
+from studies.access import rules as access
+from studies.access.audit import audit
+from studies.access.rules import membership_set
 from studies.models import Role, Status, Study
 
 IMPORT_SESSION_KEY = "studies.import"

@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='taxonomy',
-            field=models.JSONField(blank=True, default=list, help_text='MQM: the error categories [{name, description, examples}], names as paths ("Accuracy/Omission"). Blank: the MQM core typology plus the Discourse branch (studies/taxonomy.py).'),
+            field=models.JSONField(blank=True, default=list, help_text='MQM: the error categories [{name, description, examples}], names as paths ("Accuracy/Omission"). Blank: the MQM core typology plus the Discourse branch (studies/definition/taxonomy.py).'),
         ),
         migrations.AlterField(
             model_name='study',

@@ -23,6 +23,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='tutorial',
-            field=models.JSONField(blank=True, default=list, help_text='Practice items shown before the first item, with feedback against a gold answer; never judged or counted (studies/tutorial.py, docs/study-file.md "Tutorial items").'),
+            field=models.JSONField(blank=True, default=list, help_text='Practice items shown before the first item, with feedback against a gold answer; never judged or counted (studies/importing/tutorial.py, docs/study-file.md "Tutorial items").'),
         ),
     ]

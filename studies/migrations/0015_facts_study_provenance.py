@@ -4,7 +4,7 @@ import re
 
 from django.db import migrations, models
 
-#: The sentence record_provenance (annotation/judgment_import_base.py) appended to the description before
+#: The sentence record_provenance (annotation/importing/base.py) appended to the description before
 #: Study.provenance existed; a study imported then gets its provenance back from it.
 LEGACY = re.compile(r"Imported with import_judgments from (?P<file>.+?) \(format (?P<format>[a-z-]+); "
                     r"sha256 (?P<sha256>[0-9a-f]{64}); (?P<summary>.*?)\) on (?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC\.")

@@ -1,4 +1,4 @@
-"""studies/admin.py and annotation/admin.py: columns, actions, and read-only judgments."""
+"""studies/admin/studies.py and annotation/admin.py: columns, actions, and read-only judgments."""
 from __future__ import annotations
 
 import csv
@@ -9,8 +9,8 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Status, Study
 from tests.factories import make_study
 
@@ -110,8 +110,8 @@ def test_export_action_streams_csv(staff):
 
 
 def test_other_engineers_actions_are_listed(staff):
-    from studies import admin_actions
-    from studies.admin import StudyAdmin
+    from studies.admin import actions as admin_actions
+    from studies.admin.studies import StudyAdmin
     assert all(a in StudyAdmin.actions for a in admin_actions.STUDY_ACTIONS)
 
 

@@ -16,11 +16,11 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from annotation.interface import language_from_accept
+from annotation.pages.interface import language_from_accept
 from annotation.models import Judgment
-from annotation.screens import time_estimate
-from studies.importing import StudyFileError, parse_study, study_import
-from studies.languages import html_lang, language_tag_error, text_direction
+from annotation.pages.screens import time_estimate
+from studies.importing.study_file import StudyFileError, parse_study, study_import
+from studies.definition.languages import html_lang, language_tag_error, text_direction
 from tests.factories import study_file
 from tests.annotation.test_views_annotate import HTMX, one_annotator, open_current, rank_data, url
 
@@ -179,8 +179,8 @@ def test_public_title_is_shown_when_set_and_translated_default_otherwise():
 def test_start_page_estimates_time_from_enough_counted_answers_only():
     """The promise is the median of counted answers: first answers to real items, no faster than the study's
     min_seconds, of annotators neither pilot nor excluded — and only once there are 20 of them."""
-    from annotation.selectors import ESTIMATE_MIN_ANSWERS
-    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from annotation.items.selectors import ESTIMATE_MIN_ANSWERS
+    from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 
     s = study(redundancy=40, spam_rate=0.0)
     annotator = one_annotator(s)

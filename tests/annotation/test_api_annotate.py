@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from tests.conftest import annotator_client
 from tests.factories import make_study
 
@@ -173,7 +173,7 @@ def test_query_counts_do_not_grow_with_study_size(n_items):
 
 
 def test_progress_counts_the_unjudged_item_while_revising_an_earlier_one():
-    from annotation.selectors import progress
+    from annotation.items.selectors import progress
     study = make_study(slug="prog", n_items=4, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     client = annotator_client(annotator)
@@ -207,7 +207,7 @@ def test_durations_longer_than_the_column_holds_are_capped_not_refused():
     from django.utils import timezone
 
     from annotation.models import Assignment
-    from annotation.services import DURATION_MS_MAX
+    from annotation.handout.services import DURATION_MS_MAX
 
     study = make_study(slug="long", n_items=2, settings={"redundancy": 1, "reservation_minutes": 0})
     client = annotator_client(annotators_create(study=study)[0])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Assignment, Judgment
-from annotation.services import annotators_create
-from studies.importing import study_import
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file
 

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from annotation.models import Assignment, AssignmentStatus, Judgment
-from annotation.quality import study_quality
-from annotation.services import annotators_create, assignments_release_stale
+from annotation.quality.checks import study_quality
+from annotation.handout.services import annotators_create, assignments_release_stale
 from studies.models import Item
 from tests.conftest import annotator_client
 from tests.factories import make_study
@@ -128,7 +128,7 @@ def test_the_item_goes_to_another_annotator_and_never_back_to_the_skipper():
 
 
 def test_the_page_never_goes_forward_to_a_skipped_item():
-    from annotation.selectors import assignment_following
+    from annotation.items.selectors import assignment_following
     study = make_study(slug="page", n_items=3, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     client = annotator_client(annotator)
@@ -236,7 +236,7 @@ def test_skips_are_counted_per_annotator_in_the_quality_json(capsys):
 
 def test_an_excluded_annotators_skip_is_stored_but_frees_no_slot_and_reinclusion_does_not_count_it():
     """Their pending assignment stopped counting when they were excluded: the skip must not free it again."""
-    from annotation.services_quality import annotator_exclude, annotator_include
+    from annotation.handout.exclusion import annotator_exclude, annotator_include
     study = make_study(slug="excl", n_items=2, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     client = annotator_client(annotator)

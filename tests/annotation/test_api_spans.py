@@ -2,7 +2,7 @@
 
 The block states the study's settings (taxonomy, severities, overlap policy,
 sides, score scale) so a client can collect the answer that
-``annotation.answers._validate_annotations`` accepts; the OpenAPI schema
+``annotation.handout.answers._validate_annotations`` accepts; the OpenAPI schema
 documents that answer (JudgmentIn.annotations).
 """
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from annotation import selectors
+from annotation.items import selectors
 from annotation.models import Judgment
-from annotation.services import annotators_create
-from studies.importing import study_import
-from studies.taxonomy import DEFAULT_MQM_TAXONOMY
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import study_import
+from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY
 from tests.annotation.test_api_annotate import FORBIDDEN
 from tests.conftest import annotator_client
 from tests.factories import study_file

@@ -8,7 +8,7 @@ import pytest
 from django.db import connections
 
 from annotation.models import Assignment
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Candidate
 from tests.factories import make_study
 
@@ -153,7 +153,7 @@ def test_an_item_left_unanswered_too_long_goes_to_someone_else_and_a_late_answer
 
 def test_a_released_item_returns_to_its_annotator_when_still_free():
     from annotation.models import AssignmentStatus
-    from annotation.services import assignments_release_stale
+    from annotation.handout.services import assignments_release_stale
     study = make_study(slug="back", n_items=3, settings={"redundancy": 1, "reservation_minutes": 30})
     annotator = annotators_create(study=study)[0]
     held = assignment_next(annotator=annotator)
@@ -169,7 +169,7 @@ def test_a_released_item_returns_to_its_annotator_when_still_free():
 
 
 def test_reservation_zero_keeps_items_reserved_forever():
-    from annotation.services import assignments_release_stale
+    from annotation.handout.services import assignments_release_stale
     study = make_study(slug="forever", n_items=1, settings={"redundancy": 1, "reservation_minutes": 0})
     a, b = annotators_create(study=study, count=2)
     _backdate(assignment_next(annotator=a), 10_000)
@@ -179,7 +179,7 @@ def test_reservation_zero_keeps_items_reserved_forever():
 
 def test_two_simultaneous_requests_of_one_annotator_get_the_same_assignment(monkeypatch):
     """The loser of the race for a sequence number gets the winner's assignment, not a 500."""
-    from annotation import services
+    from annotation.handout import services
     study = make_study(slug="twice", n_items=3, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     winner = assignment_next(annotator=annotator)  # the other request, committed first
@@ -198,7 +198,7 @@ def test_two_simultaneous_requests_of_one_annotator_get_the_same_assignment(monk
 
 
 def test_released_items_do_not_count_against_the_quota():
-    from annotation.services import assignments_release_stale
+    from annotation.handout.services import assignments_release_stale
     study = make_study(slug="quota", n_items=5, settings={"redundancy": 1, "items_per_annotator": 2,
                                                            "reservation_minutes": 30})
     a, b = annotators_create(study=study, count=2)

@@ -10,9 +10,9 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Assignment, AssignmentStatus
-from annotation.ordering import WINDOW, prime_at_least, walk_for
-from annotation.selectors import progress
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.ordering import WINDOW, prime_at_least, walk_for
+from annotation.items.selectors import progress
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Candidate, Item, Study
 from tests.conftest import annotator_client
 from tests.factories import make_study
@@ -201,7 +201,7 @@ def test_a_hand_out_chosen_as_deadlock_victim_is_tried_again():
     """PostgreSQL rolls one transaction of a lock cycle back (40P01): the hand-out looks again, once stored."""
     from unittest import mock
 
-    from annotation import services
+    from annotation.handout import services
     study = make_study(slug="deadlock", n_items=4, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     real_claim = services._claim
@@ -223,7 +223,7 @@ def test_a_hand_out_chosen_as_deadlock_victim_is_tried_again():
 def test_other_database_errors_of_the_hand_out_are_not_retried():
     from unittest import mock
 
-    from annotation import services
+    from annotation.handout import services
     study = make_study(slug="outage", n_items=2, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     with mock.patch.object(services, "_claim", side_effect=_operational("08006")) as claim:

@@ -1,6 +1,6 @@
 """Attention checks are spread through every annotator's queue (issue: spam bunched at the front).
 
-The schedule (annotation.ordering.CheckSchedule) is simulated for 2,000
+The schedule (annotation.handout.ordering.CheckSchedule) is simulated for 2,000
 annotators of each demo study: nobody's first item is a check, checks never
 come more than two in a row, and for every quota k an annotator's first k items
 hold within ±1 of q·k checks (q = spam copies / items). The hand-out follows
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation import ordering
-from annotation.check_figures import scheduled_queues, shuffled_queues, summarise
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.importing import parse_study, study_import
-from studies.spam import spam_count
+from annotation.handout import ordering
+from annotation.handout.check_figures import scheduled_queues, shuffled_queues, summarise
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.importing.study_file import parse_study, study_import
+from studies.controls.spam import spam_count
 
 DEMO = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "studies").glob("*.json"))
 

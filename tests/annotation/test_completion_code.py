@@ -5,11 +5,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.completion import AUDIT_ACTION, completion_for, passes
+from annotation.quality.completion import AUDIT_ACTION, completion_for, passes
 from annotation.models import Annotator
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.importing import StudyFileError, study_import
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.importing.study_file import StudyFileError, study_import
 from studies.models import AuditEvent, Study
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from studies.importing import StudyFileError, study_import
+from studies.importing.study_file import StudyFileError, study_import
 from studies.models import Item
 from tests.annotation.test_views_annotate import one_annotator, open_current
 from tests.factories import study_file

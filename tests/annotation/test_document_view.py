@@ -6,10 +6,10 @@ import pytest
 from django.test import Client
 
 from annotation.models import Assignment
-from annotation.rendering import highlighted_sentences
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.importing import study_import
+from annotation.items.rendering import highlighted_sentences
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.importing.study_file import study_import
 from studies.models import Item
 from tests.conftest import annotator_client
 from tests.document_study import document_study_file
@@ -157,7 +157,7 @@ def test_a_spam_copy_shows_the_same_earlier_texts_as_its_item():
     data = document_study_file(slug="spamearly", candidates=3, sentences=6, blocks=3, show_source=False)
     data["settings"]["spam_rate"] = 0.5
     study = study_import(status="open", data=data)
-    from annotation.document import document_screen
+    from annotation.items.document import document_screen
     copies = list(Item.objects.filter(study=study, is_spam=True, spam_of__position__gt=1))
     assert copies
     for spam in copies:
@@ -173,7 +173,7 @@ def test_a_spam_copy_sits_in_its_real_items_document():
     data = document_study_file(slug="spamdoc", candidates=3, sentences=6, blocks=3)
     data["settings"]["spam_rate"] = 0.5
     study = study_import(status="open", data=data)
-    from annotation.document import document_screen
+    from annotation.items.document import document_screen
     for spam in Item.objects.filter(study=study, is_spam=True):
         cands = list(spam.candidates.all())
         views: list[dict] = [{"lines": []} for _ in cands]

@@ -8,12 +8,12 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.services_quality import annotator_apply_auto_exclusion, annotator_exclude, annotator_include
-from studies.importing import StudyFileError, study_import
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.exclusion import annotator_apply_auto_exclusion, annotator_exclude, annotator_include
+from studies.importing.study_file import StudyFileError, study_import
 from studies.models import Item, Study
-from annotation.progress import study_list, study_progress
+from annotation.dashboard.progress import study_list, study_progress
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file
 
@@ -94,7 +94,7 @@ def test_a_pending_item_of_an_excluded_annotator_is_not_uncounted_twice_when_rel
 
     from django.utils import timezone
 
-    from annotation.services import assignments_release_stale
+    from annotation.handout.services import assignments_release_stale
     study = make_study(slug="rel", n_items=2, settings={"redundancy": 1, "reservation_minutes": 10})
     a = annotators_create(study=study)[0]
     held = assignment_next(annotator=a)

@@ -11,9 +11,9 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from annotation.models import Assignment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.export import BASE_COLUMNS, COLUMNS, judgment_rows, judgments_frame
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.exporting.judgments import BASE_COLUMNS, COLUMNS, judgment_rows, judgments_frame
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Candidate, Item, Study
 from tests.annotation.test_import_judgments import export, report, same
 from tests.factories import make_study, study_file

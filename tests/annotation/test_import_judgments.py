@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.judgment_import import JudgmentImportError, judgments_import
+from annotation.importing.judgments import JudgmentImportError, judgments_import
 from annotation.models import Annotator, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Item, Study
 from tests.factories import make_study, study_file
 from tests.report_study import report_numbers

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.models import Annotator
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import re
 import pytest
 from django.test import override_settings
 
-from annotation.item_keys import item_key
-from annotation.services import annotators_create
+from annotation.items.item_keys import item_key
+from annotation.handout.services import annotators_create
 from studies.models import Item
 from tests.conftest import annotator_client
 from tests.factories import make_study

@@ -12,10 +12,10 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.selectors import ordered_candidates
-from studies.importing import StudyFileError, parse_study, read_items_file, study_import
-from studies.invariants import study_copy
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from studies.importing.study_file import StudyFileError, parse_study, read_items_file, study_import
+from studies.lifecycle.invariants import study_copy
 from studies.models import Item
 from tests.conftest import annotator_client
 from tests.factories import study_file

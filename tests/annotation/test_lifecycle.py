@@ -1,4 +1,4 @@
-"""Study lifecycle (studies/lifecycle.py): draft refuses work, pilot serves pilot annotators only, pilot
+"""Study lifecycle (studies/lifecycle/stages.py): draft refuses work, pilot serves pilot annotators only, pilot
 judgments are flagged in the export and left out of reports unless asked; imports start as drafts."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.export import judgment_rows, judgments_frame
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.exporting.judgments import judgment_rows, judgments_frame
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from evaluators.reports.study_stats import study_report
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from studies.models import Status, Study
 from tests.conftest import annotator_client
 from tests.factories import make_study, study_file
@@ -82,7 +82,7 @@ def test_the_import_command_makes_a_draft_of_a_leaky_file_unless_told_to_open(tm
 
 
 def test_an_unknown_status_in_the_file_is_a_named_error():
-    from studies.importing import StudyFileError
+    from studies.importing.study_file import StudyFileError
 
     with pytest.raises(StudyFileError, match="status: 'live' is not one of draft, pilot, open, closed"):
         study_import(data={**study_file(slug="bad", n_items=2), "status": "live"})

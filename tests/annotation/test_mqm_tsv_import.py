@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from evaluators.comparison.mqm_tsv import read_mqm_tsv
+from formats.mqm_tsv import read_mqm_tsv
 from evaluators.stats import mqm as mqm_stats
-from studies import mqm_tsv_format
+from formats import mqm_tsv as mqm_tsv_format
 from studies.models import Candidate, Item, Status, Study
 from tests.factories import make_study
 
@@ -287,8 +287,8 @@ def test_no_error_marker_is_the_same_in_both_modules():
 
 def test_a_study_annotated_here_exports_and_imports_back(tmp_path):
     """A native mqm study (answers through the services) -> mqm-tsv -> import: the same spans per rater and system."""
-    from annotation.selectors import ordered_candidates
-    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from annotation.items.selectors import ordered_candidates
+    from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 
     study = make_study(slug="native", protocol="mqm", n_items=2, n_candidates=2,
                        settings={"redundancy": 1, "show_source": True})
@@ -327,8 +327,8 @@ def test_a_study_annotated_here_exports_and_imports_back(tmp_path):
 def test_a_document_unit_text_is_refused_naming_the_item(tmp_path):
     study = make_study(slug="docs", protocol="mqm", n_items=1, n_candidates=1, settings={"redundancy": 1})
     Candidate.objects.filter(item__study=study).update(text="First sentence.\nSecond sentence.")
-    from annotation.selectors import ordered_candidates
-    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from annotation.items.selectors import ordered_candidates
+    from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 
     assignment = assignment_next(annotator=annotators_create(study=study)[0])
     judgment_submit(assignment=assignment, payload={"annotations": {
@@ -339,7 +339,7 @@ def test_a_document_unit_text_is_refused_naming_the_item(tmp_path):
 
 def test_judgments_import_reads_mqm_tsv_too():
     """The Python entry point of every format (judgment_import.judgments_import) routes mqm-tsv as the command does."""
-    from annotation.judgment_import import judgments_import
+    from annotation.importing.judgments import judgments_import
 
     content = "\n".join(FIXTURE.read_text(encoding="utf-8").splitlines()[:200]) + "\n"
     study = judgments_import(name=FIXTURE.name, content=content, fmt="mqm-tsv", slug="via-python")
@@ -375,7 +375,7 @@ _BLOCKS = {  # item id -> (document, position, source sentences, {system: senten
 
 
 def _document_study(slug: str, **settings: Any) -> Study:
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
 
     items = [{"id": ext, "document_id": doc, "position": pos, "source": "\n".join(src), "source_sentences": src,
               "candidates": [{"system": system, "text": "\n".join(sents), "sentences": sents,
@@ -388,8 +388,8 @@ def _document_study(slug: str, **settings: Any) -> Study:
 
 def _judge_document_study(study: Study, spans_of) -> list[Annotator]:
     """Two annotators rate every block; ``spans_of(item id, system)`` gives the spans (as stored, block offsets)."""
-    from annotation.selectors import ordered_candidates
-    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from annotation.items.selectors import ordered_candidates
+    from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 
     annotators = annotators_create(study=study, count=2)
     for annotator in annotators:

@@ -6,9 +6,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services import annotators_create
-from studies.importing import StudyFileError, study_import
-from studies.languages import writes_words_with_spaces
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import StudyFileError, study_import
+from studies.definition.languages import writes_words_with_spaces
 from tests.annotation.test_span_page import config
 from tests.annotation.test_tutorial import make, tutorial_item
 from tests.annotation.test_views_annotate import one_annotator, open_current

@@ -5,12 +5,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services import annotators_create
-from studies.blinding import blinding_lint
+from annotation.handout.services import annotators_create
+from studies.controls.blinding import blinding_lint
 from studies.models import Candidate
 from tests.conftest import annotator_client
 from tests.factories import study_file
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation import progress
+from annotation.dashboard import progress
 from annotation.models import Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

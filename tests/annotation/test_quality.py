@@ -11,11 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.quality import annotator_quality, quality_sorted, spam_check_failed, study_quality
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.services_quality import annotator_exclude, annotator_include, study_apply_auto_exclusion
-from studies.importing import study_import
+from annotation.quality.checks import annotator_quality, quality_sorted, spam_check_failed, study_quality
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.exclusion import annotator_exclude, annotator_include, study_apply_auto_exclusion
+from studies.importing.study_file import study_import
 from studies.models import Candidate
 from tests.factories import make_study, study_file
 

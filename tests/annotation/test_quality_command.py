@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Annotator
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from studies.models import Candidate
 from tests.conftest import annotator_client
 from tests.factories import make_study

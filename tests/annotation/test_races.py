@@ -21,11 +21,11 @@ import pytest
 from django.db import connections, transaction
 from django.utils import timezone
 
-from annotation.export import COLUMNS, export_lines
+from annotation.exporting.judgments import COLUMNS, export_lines
 from annotation.models import Annotator, Assignment, AssignmentStatus
-from annotation.services import (annotator_for_external_id, annotators_create, assignment_next,
+from annotation.handout.services import (annotator_for_external_id, annotators_create, assignment_next,
                                  assignments_release_stale, judgment_submit)
-from annotation.services_quality import annotator_exclude
+from annotation.handout.exclusion import annotator_exclude
 from studies.models import Candidate, Item, Study
 from tests.factories import make_study
 

@@ -13,9 +13,9 @@ from typing import Any, Callable
 import pytest
 from django.utils import timezone
 
-from annotation import skips
+from annotation.handout import skips
 from annotation.models import Assignment, AssignmentStatus
-from annotation.services import annotators_create, assignment_next, assignments_release_stale, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, assignments_release_stale, judgment_submit
 from tests.annotation.test_races import answer, counted_mismatches, run_together
 from tests.factories import make_study
 

@@ -6,9 +6,9 @@ from typing import Any
 import pytest
 
 from annotation.models import Judgment
-from annotation.services import annotators_create
-from studies.importing import StudyFileError, study_import
-from studies.taxonomy import DEFAULT_MQM_TAXONOMY
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import StudyFileError, study_import
+from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY
 from tests.conftest import annotator_client
 from tests.factories import study_file
 
@@ -207,7 +207,7 @@ def test_study_file_checks_taxonomy_and_severities():
 
 
 def test_export_carries_scores_and_spans():
-    from annotation.export import judgments_frame
+    from annotation.exporting.judgments import judgments_frame
 
     study = span_study("esa-export", protocol="esa")
     client, data, url = first_item(study)

@@ -14,15 +14,15 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment
-from annotation.quality import annotator_quality, spam_check_failed
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.span_controls import (ControlError, score_drop_p, span_check_passed, span_control_summary,
+from annotation.quality.checks import annotator_quality, spam_check_failed
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.quality.span_controls import (ControlError, score_drop_p, span_check_passed, span_control_summary,
                                       study_span_controls)
-from studies import error_injection as ei
-from studies.importing import study_import
+from studies.controls import error_injection as ei
+from studies.importing.study_file import study_import
 from studies.models import Candidate, Item
-from studies.spam import CONTROL_ERROR_KEY
+from studies.controls.spam import CONTROL_ERROR_KEY
 from tests.conftest import annotator_client
 
 TEXTS = [
@@ -503,7 +503,7 @@ def test_span_quality_takes_the_same_queries_whatever_the_number_of_annotators()
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from annotation.quality import study_quality
+    from annotation.quality.checks import study_quality
 
     study = study_import(status="open", data=span_study_file("esa-queries", protocol="esa", redundancy=3))
     first, *others = annotators_create(study=study, count=3)

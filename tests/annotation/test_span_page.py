@@ -11,10 +11,10 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Judgment
-from annotation.selectors import ordered_candidates
-from annotation.span_screen import shown_offsets, stored_offset
-from studies.importing import study_import
-from studies.taxonomy import DEFAULT_MQM_TAXONOMY
+from annotation.items.selectors import ordered_candidates
+from annotation.pages.span_screen import shown_offsets, stored_offset
+from studies.importing.study_file import study_import
+from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY
 from tests.annotation.test_views_annotate import one_annotator, open_current, url
 from tests.span_study import span_document_file, span_study, span_study_file
 

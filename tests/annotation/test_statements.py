@@ -1,4 +1,4 @@
-"""The hot path's fixed SQL (annotation/statements.py) reads and writes exactly what the ORM would.
+"""The hot path's fixed SQL (annotation/handout/statements.py) reads and writes exactly what the ORM would.
 
 Every field of every instance it builds is compared with the ORM's own read of the same row
 (JSON, dates, booleans and foreign keys included), on SQLite and on PostgreSQL (make test runs both).
@@ -12,9 +12,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from annotation import statements
+from annotation.handout import statements
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import Candidate, Item, Study
 from tests.factories import make_study
 

@@ -1,4 +1,4 @@
-"""The token leaves the address after the invitation link's first request (annotation/links.py): the link sets
+"""The token leaves the address after the invitation link's first request (annotation/pages/links.py): the link sets
 the annotator cookie and redirects to the token-free pages ``/a/…``, so access logs carry the token at most once."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from annotation.links import ANNOTATOR_COOKIE
+from annotation.pages.links import ANNOTATOR_COOKIE
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

@@ -8,12 +8,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.export import export_lines
+from annotation.exporting.judgments import export_lines
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.quality import study_quality
-from annotation.services import annotators_create
-from annotation.tutorial_feedback import score_range
-from studies.importing import StudyFileError, study_import
+from annotation.quality.checks import study_quality
+from annotation.handout.services import annotators_create
+from annotation.pages.tutorial_feedback import score_range
+from studies.importing.study_file import StudyFileError, study_import
 from studies.models import Item, Study
 from tests.factories import study_file
 
@@ -322,7 +322,7 @@ def test_practice_page_and_feedback_in_the_interface_language():
 def test_a_copy_keeps_the_tutorial_and_a_hand_edited_one_is_checked():
     from django.core.exceptions import ValidationError
 
-    from studies.invariants import study_copy
+    from studies.lifecycle.invariants import study_copy
 
     study = ranking_study()
     copy = study_copy(study=study, slug="tut-copy")

@@ -1,4 +1,4 @@
-"""The annotator's pages (annotation/views.py), driven through Django's test client."""
+"""The annotator's pages (annotation/pages/views.py), driven through Django's test client."""
 from __future__ import annotations
 
 import re
@@ -7,10 +7,10 @@ import pytest
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from annotation import selectors
-from annotation.links import ANNOTATOR_COOKIE, cookie_token
+from annotation.items import selectors
+from annotation.pages.links import ANNOTATOR_COOKIE, cookie_token
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from studies.models import Item, Status
 from tests.factories import make_study
 

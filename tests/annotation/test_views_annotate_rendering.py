@@ -1,12 +1,12 @@
-"""HTML built from study data for the annotator's pages (annotation/rendering.py, annotation/forms.py)."""
+"""HTML built from study data for the annotator's pages (annotation/items/rendering.py, annotation/pages/forms.py)."""
 from __future__ import annotations
 
 import pytest
 from django.http import QueryDict
 
-from annotation.forms import answer_from_payload, payload_from_post
-from annotation.rendering import candidate_letter, highlighted_lines, instructions_html
-from annotation.screens import readable_errors
+from annotation.pages.forms import answer_from_payload, payload_from_post
+from annotation.items.rendering import candidate_letter, highlighted_lines, instructions_html
+from annotation.pages.screens import readable_errors
 from tests.factories import make_study
 
 

@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgment
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from bench.loadtest_integrity import integrity_check, percentile
 from tests.factories import make_study
 

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from annotation.models import Assignment
-from annotation.services import annotators_create, assignment_next
+from annotation.handout.services import annotators_create, assignment_next
 from evaluators.metrics.scores import scores_import
 from studies.models import Study
 from tests.browser.axe import WIDTHS, axe_violations, describe
@@ -54,11 +54,11 @@ def annotator_pages() -> dict[str, tuple[str, str]]:
     finisher = annotators_create(study=closed, count=1)[0]
     a = assignment_next(annotator=finisher)
     assert a is not None
-    from annotation.services import judgment_submit
+    from annotation.handout.services import judgment_submit
     judgment_submit(assignment=a, payload={"ranks": {c.public_id: i + 1 for i, c in enumerate(a.item.candidates.all())}})
     closed_annotator = annotators_create(study=closed, count=1)[0]
     Study.objects.filter(pk=closed.pk).update(status="closed")
-    from annotation.services_quality import annotator_exclude
+    from annotation.handout.exclusion import annotator_exclude
 
     excluded_study = make_study(slug="a11y-excluded", n_items=2, settings={
         "contact": "lab@example.org", "screened_out_code": "SCR33N"})
@@ -92,7 +92,7 @@ def researcher_pages() -> dict[str, str]:
                         settings={"allow_ties": True, "redundancy": 3, "spam_rate": 0.0, "items_per_annotator": 8})
     answer_all(sparse, annotators_create(study=sparse, count=6))
     # Issue 12: the blinding warnings (a typographic cue in every item) with "Normalise typography", at 390 px too.
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
     from tests.factories import study_file
 
     leaky = study_file(slug="a11y-blinding", n_items=6, n_candidates=3)

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.services import annotators_create
-from annotation.selectors import ordered_candidates
-from studies.importing import study_import
+from annotation.handout.services import annotators_create
+from annotation.items.selectors import ordered_candidates
+from studies.importing.study_file import study_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from studies.importing import study_import
+from annotation.items.selectors import ordered_candidates
+from studies.importing.study_file import study_import
 from tests.browser.test_annotate_browser import begin, ready, start, wait_progress
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

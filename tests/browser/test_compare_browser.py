@@ -67,7 +67,7 @@ def test_compare_page_in_the_browser(browser_page, live_server, screenshot_dir):
 def test_contrastive_study_page_in_the_browser(browser_page, live_server, screenshot_dir):
     """ContraPro accuracy, DiP Eq. 1 explained next to its numbers, means with CIs and t-tests."""
     from tests.evaluators.comparison.test_compare_contrastive import ITEMS, SCORES, judge
-    from studies.generators import SourceItem, contrastive_study, generated_import
+    from studies.generators.choice import SourceItem, contrastive_study, generated_import
 
     study = generated_import(status="open", generated=contrastive_study(
         items=[SourceItem(data=i, where=i["id"]) for i in ITEMS], slug="browser-contra", redundancy=2,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Judgment
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.selectors import ordered_candidates
-from studies.importing import study_import
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from studies.importing.study_file import study_import
 from tests.document_study import document_study_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from annotation.services import annotators_create
-from studies.importing import study_import
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import study_import
 from tests.browser.axe import axe_violations, describe
 from tests.browser.test_annotate_browser import ranking_file
 from tests.browser.test_spans_browser import DESKTOP, PHONE, drag_select, open_page, text_of

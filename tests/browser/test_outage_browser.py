@@ -9,7 +9,7 @@ from django.db import OperationalError
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from annotation.models import Judgment
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from tests.browser.test_annotate_browser import choice_file, start, wait_progress
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.selectors import ordered_candidates
-from studies.importing import study_import
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from studies.importing.study_file import study_import
 from studies.models import Item, Study
 from tests.browser.axe import axe_violations, describe
 from tests.document_study import document_study_file

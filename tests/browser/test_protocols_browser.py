@@ -9,10 +9,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from annotation.models import Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.generators import SourceItem, connective_study, generated_import
-from studies.importing import study_import
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.generators.choice import SourceItem, connective_study, generated_import
+from studies.importing.study_file import study_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -139,7 +139,7 @@ def test_quality_page_exclude_with_keyboard(live_server, browser_page, screensho
 
 def test_demo_correctness_item_by_keyboard(live_server, browser_page, screenshot_dir):
     """Seed 004's correct / incorrect judgment on the DiaBLa demo: source shown, pronouns marked."""
-    from studies.demo_protocols import build_mt_correctness
+    from studies.demo.protocols import build_mt_correctness
 
     page = browser_page
     study = study_import(status="open", data=build_mt_correctness())
@@ -164,7 +164,7 @@ def test_demo_correctness_item_by_keyboard(live_server, browser_page, screenshot
 
 
 def test_demo_preference_item_by_keyboard(live_server, browser_page, screenshot_dir):
-    from studies.demo_protocols import build_mt_preference
+    from studies.demo.protocols import build_mt_preference
 
     page = browser_page
     study = study_import(status="open", data=build_mt_preference())

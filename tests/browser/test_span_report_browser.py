@@ -14,8 +14,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotation.services import annotators_create
-from studies.importing import study_import
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import study_import
 from tests.browser.axe import axe_violations, describe
 from tests.conftest import annotator_client
 from tests.factories import study_file

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from annotation.models import Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.importing import study_import
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.importing.study_file import study_import
 from tests.browser.axe import axe_violations, describe
 from tests.span_study import span_document_file, span_study
 

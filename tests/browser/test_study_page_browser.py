@@ -95,7 +95,7 @@ def test_inviting_pilots_updates_the_status_card_and_audit_details_read_as_text(
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_quality_page_marks_pilot_annotators(chromium_browser, live_server, screenshot_dir: Path, width):
-    from annotation.services import annotators_create
+    from annotation.handout.services import annotators_create
 
     study = make_study(slug=f"quality-pilot-{width}", n_items=2, status="pilot")
     regular = annotators_create(study=study, count=2)
@@ -119,8 +119,8 @@ def test_compare_scatter_labels_do_not_overlap(chromium_browser, live_server, sc
 
     from django.core.management import call_command
 
-    from annotation.judgment_import_mqm import mqm_tsv_import
-    from studies.demo_span import WMT_MQM_FIXTURE
+    from annotation.importing.mqm import mqm_tsv_import
+    from studies.demo.span import WMT_MQM_FIXTURE
 
     slug = f"ted-{width}"
     mqm_tsv_import(name=WMT_MQM_FIXTURE.name, content=WMT_MQM_FIXTURE.read_text(encoding="utf-8"), slug=slug,

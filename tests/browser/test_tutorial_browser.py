@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Judgment
-from annotation.services import annotators_create
-from studies.importing import study_import
+from annotation.handout.services import annotators_create
+from studies.importing.study_file import study_import
 from tests.browser.axe import axe_violations, describe
 from tests.factories import study_file
 

@@ -28,8 +28,9 @@ from rest_framework.authtoken.models import Token  # noqa: E402
 def main() -> None:
     call_command("migrate", verbosity=0, skip_checks=True)
     call_command("createcachetable", verbosity=0)
-    from annotation import selectors, services
-    from annotation.services import annotators_create
+    from annotation.items import selectors
+    from annotation.handout import services
+    from annotation.handout.services import annotators_create
     from tests.factories import make_study
 
     study = make_study(slug="live", n_items=3, n_candidates=3, settings={"redundancy": 3})
@@ -55,8 +56,8 @@ def main() -> None:
 
 def _span_world(protocol: str) -> dict[str, str]:
     """A span study of four items with the source shown, and an annotator holding its first item."""
-    from annotation import services
-    from annotation.services import annotators_create
+    from annotation.handout import services
+    from annotation.handout.services import annotators_create
     from tests.factories import make_study
 
     study = make_study(slug=f"live-{protocol}", protocol=protocol, n_items=4, n_candidates=2,

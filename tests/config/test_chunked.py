@@ -16,7 +16,7 @@ import pytest
 from django.test import Client, override_settings
 
 from annotation.models import Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

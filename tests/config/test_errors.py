@@ -14,8 +14,8 @@ from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Assignment, Judgment
-from annotation import services
-from annotation.services import annotators_create
+from annotation.handout import services
+from annotation.handout.services import annotators_create
 from studies.models import Item
 from tests.conftest import annotator_client
 from tests.factories import make_study
@@ -155,7 +155,7 @@ def test_deep_nesting_on_a_researcher_endpoint_is_400_json(staff_token):
 
 
 def test_brackets_inside_strings_do_not_count():
-    from studies.jsonlimits import json_depth_error, json_loads_limited
+    from formats.jsonlimits import json_depth_error, json_loads_limited
     text = json.dumps({"note": "[" * 500 + "{" * 500})
     assert json_depth_error(text) is None
     assert json_loads_limited(text)["note"].startswith("[[[")

@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from config.errors import is_db_outage
 from tests.conftest import annotator_client
 from tests.factories import make_study

@@ -13,7 +13,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from config.parsers import DepthLimitedJSONParser, UnsafeText
 from config.safetext import json_problem, printable, text_problem
 from tests.conftest import annotator_client

@@ -13,7 +13,7 @@ from django.test import Client
 from gunicorn.config import Config  # type: ignore[import-untyped]
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]
 
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from config.logpath import log_path
 from tests.factories import make_study
 

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from django.test import Client, RequestFactory, override_settings
 
 from rest_framework.authtoken.models import Token
 
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from config import ratelimit
 from tests.factories import make_study
 

@@ -3,7 +3,7 @@
 The expected minimum role of each endpoint is written here from the issue's
 definition (viewer: progress and reports; analyst: + quality, compare, exports;
 manager: + settings, lifecycle, invitations, exclusions, scores, members), not
-read from studies.access, so a change of the rule table shows up as failures.
+read from studies.access.rules, so a change of the rule table shows up as failures.
 A user with no role gets 404 (the study does not exist for them); a role too low 403.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Annotator
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from studies.models import AuditEvent, Role, Status, Study, StudyMembership
 from tests.factories import make_study
 

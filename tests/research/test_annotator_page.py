@@ -5,8 +5,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

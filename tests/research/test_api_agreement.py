@@ -11,7 +11,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Judgment
-from annotation.services import judgment_submit
+from annotation.handout.services import judgment_submit
 from tests.conftest import annotator_client
 from tests.report_study import ranking_study
 

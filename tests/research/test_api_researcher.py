@@ -11,9 +11,9 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.export import COLUMNS, judgment_rows
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.exporting.judgments import COLUMNS, judgment_rows
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

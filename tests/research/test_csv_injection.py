@@ -1,6 +1,6 @@
 """Every CSV the product writes is safe to open in a spreadsheet (OWASP's CSV injection rule), and reads back.
 
-A text cell starting with = + - @, a tab or a carriage return gets a leading "'" (studies/csvcells.py);
+A text cell starting with = + - @, a tab or a carriage return gets a leading "'" (formats/csvcells.py);
 numbers written as numbers stay as they are; ``--raw`` writes the cells as stored; the product's own
 readers (``import_judgments --format export``, ``agreement --judgments``) undo the escaping.
 """
@@ -16,11 +16,11 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.audit import audit
-from studies.csvcells import csv_writer, escape_cell, unescape_cell
-from studies.importing import study_import
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.access.audit import audit
+from formats.csvcells import csv_writer, escape_cell, unescape_cell
+from studies.importing.study_file import study_import
 from studies.models import Item, Study
 from tests.factories import study_file
 

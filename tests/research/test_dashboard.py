@@ -110,7 +110,7 @@ def test_list_queries_do_not_grow_with_studies(staff):
 
 
 def test_detail_page_shows_the_blinding_lint_of_the_stored_items(staff):
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
     from tests.factories import study_file
     data = study_file(slug="blind", n_items=5, n_candidates=2)
     for item in data["items"]:

@@ -122,7 +122,7 @@ def test_items_as_jsonl_with_a_bad_line(staff):
 def test_slug_taken_between_preview_and_create(staff):
     data = study_file(slug="race")
     staff.post(URL, {"step": "preview", "study_file": upload("s.json", json.dumps(data))})
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
     study_import(data=data)
     response = staff.post(URL, {"step": "create"})
     assert response.status_code == 400 and "already exists" in response.content.decode()

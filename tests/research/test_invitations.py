@@ -7,10 +7,10 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.links import PROLIFIC_PARAMS
+from annotation.pages.links import PROLIFIC_PARAMS
 from annotation.models import Annotator
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db

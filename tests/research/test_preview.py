@@ -138,7 +138,7 @@ def test_a_spam_answer_says_whether_it_passes_the_check(staff, spam_last, verdic
 
 def test_the_preview_verdict_is_the_quality_checks_verdict(staff):
     """Same answers, same verdicts: the preview calls the quality check's rule, for every protocol shape."""
-    from annotation.quality import spam_check_failed
+    from annotation.quality.checks import spam_check_failed
     from research.views.preview import spam_outcome
     study = make_study(slug="pvq", n_items=4, status="draft", settings={"spam_rate": 0.5})
     spam_item = study.items.filter(is_spam=True).first()

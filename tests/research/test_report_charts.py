@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from evaluators.reports.svg import phenomenon_chart_note, phenomenon_svg
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
 from tests.factories import study_file
 

@@ -169,8 +169,8 @@ def test_wrong_method(staff_client, study):
 
 def test_names_are_escaped(staff_client):
     """System and phenomenon names come from study files: they must never become markup."""
-    from annotation.services import annotators_create
-    from studies.importing import study_import
+    from annotation.handout.services import annotators_create
+    from studies.importing.study_file import study_import
     from tests.factories import study_file
     from tests.report_study import answer_all
 
@@ -187,7 +187,7 @@ def test_names_are_escaped(staff_client):
 
 
 def test_judgment_study_page(staff_client):
-    from annotation.services import annotators_create
+    from annotation.handout.services import annotators_create
     from tests.factories import make_study
     from tests.report_study import answer_all
 

@@ -161,7 +161,7 @@ def test_span_page_without_judgments_does_not_crash(staff_client):
 
 
 def test_mqm_page_per_phenomenon_has_no_hidden_reference_columns(staff_client):
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
     from tests.factories import study_file
 
     data = study_file(slug="page-phen", protocol="mqm", n_items=6, n_candidates=3, settings={"redundancy": 2},

@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from annotation.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from annotation.items.selectors import ordered_candidates
 from studies.models import Status, Study
 from tests.factories import make_study, study_file
 
@@ -26,7 +26,7 @@ def curly(data: dict) -> dict:
 
 
 def leaky_study(slug: str, status: str = "draft") -> Study:
-    from studies.importing import study_import
+    from studies.importing.study_file import study_import
 
     return study_import(data=curly(study_file(slug=slug, n_items=4, n_candidates=2)), status=status)
 

@@ -1,4 +1,4 @@
-"""studies/access.py: the role order and the object-level rule, unit by unit."""
+"""studies/access/rules.py: the role order and the object-level rule, unit by unit."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 
-from studies import access
+from studies.access import rules as access
 from studies.models import Role, Study, StudyMembership
 from tests.factories import make_study
 

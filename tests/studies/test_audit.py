@@ -1,4 +1,4 @@
-"""The audit log (studies/audit.py, docs/access.md): one row for every recorded action, read-only, exported."""
+"""The audit log (studies/access/audit.py, docs/access.md): one row for every recorded action, read-only, exported."""
 from __future__ import annotations
 
 import csv
@@ -13,10 +13,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies import audit as audit_module
-from studies.audit import audit
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.access import audit as audit_module
+from studies.access.audit import audit
 from studies.models import AuditEvent, Role, Status, Study, StudyMembership
 from tests.admin_forms import change_form_data
 from tests.factories import make_study, study_file

@@ -21,7 +21,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from annotation.models import Annotator, Judgment
-from annotation.services import MAX_INVITATIONS, annotators_create
+from annotation.handout.services import MAX_INVITATIONS, annotators_create
 from config.safetext import json_problem
 from research.views.studies import IMPORT_SESSION_KEY
 from studies.models import Candidate, Item, Study
@@ -125,8 +125,8 @@ def _export_csv(slug: str) -> str:
 
 
 def _judged(slug: str) -> Study:
-    from annotation.selectors import ordered_candidates
-    from annotation.services import assignment_next, judgment_submit
+    from annotation.items.selectors import ordered_candidates
+    from annotation.handout.services import assignment_next, judgment_submit
 
     study = make_study(slug=slug, n_items=2, settings={"redundancy": 1})
     (annotator,) = annotators_create(study=study)

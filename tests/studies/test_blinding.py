@@ -1,4 +1,4 @@
-"""The blinding lint (studies/blinding.py) and the typography normaliser (studies/typography.py)."""
+"""The blinding lint (studies/controls/blinding.py) and the typography normaliser (studies/definition/typography.py)."""
 from __future__ import annotations
 
 import io
@@ -9,11 +9,11 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from studies import demo
-from studies.blinding import FEATURE_NAMES, blinding_lint, instructions_warning, parsed_study_lint
-from studies.importing import parse_study
+from studies.demo import studies as demo
+from studies.controls.blinding import FEATURE_NAMES, blinding_lint, instructions_warning, parsed_study_lint
+from studies.importing.study_file import parse_study
 from studies.models import Study
-from studies.typography import normalise_typography
+from studies.definition.typography import normalise_typography
 from tests.factories import study_file
 
 TYPOGRAPHIC = {"typographic_quotes", "ellipsis", "dashes", "nbsp"}

@@ -1,4 +1,4 @@
-"""The connective list (studies/connectives.py) and the DiP A.4 connective demo on the DiaBLa subset."""
+"""The connective list (studies/definition/connectives.py) and the DiP A.4 connective demo on the DiaBLa subset."""
 from __future__ import annotations
 
 import io
@@ -7,9 +7,9 @@ import re
 import pytest
 from django.core.management import call_command
 
-from studies import demo
-from studies.connectives import ANYWHERE, CLAUSE_INITIAL, connective_spans, first_connective
-from studies.generators import connective_study, delete_span, items_from_study
+from studies.demo import studies as demo
+from studies.definition.connectives import ANYWHERE, CLAUSE_INITIAL, connective_spans, first_connective
+from studies.generators.choice import connective_study, delete_span, items_from_study
 from studies.models import Study
 
 

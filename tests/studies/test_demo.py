@@ -1,4 +1,4 @@
-"""The demo: studies/demo.py builders, fixtures/studies/*.json and the load_demo command."""
+"""The demo: studies/demo/studies.py builders, fixtures/studies/*.json and the load_demo command."""
 from __future__ import annotations
 
 import io
@@ -12,8 +12,8 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from annotation.models import Annotator
-from studies import demo
-from studies.demo_span import WMT_MQM_SLUG
+from studies.demo import studies as demo
+from studies.demo.span import WMT_MQM_SLUG
 from studies.models import Study
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"

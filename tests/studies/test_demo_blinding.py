@@ -1,12 +1,12 @@
-"""load_demo's blinding warnings say, for each demo study, whether each one matters and why (studies/demo_blinding.py)."""
+"""load_demo's blinding warnings say, for each demo study, whether each one matters and why (studies/demo/blinding.py)."""
 from __future__ import annotations
 
 import pytest
 
-from studies.blinding import parsed_study_lint
-from studies.demo import DEMO_STUDIES
-from studies.demo_blinding import blinding_notes
-from studies.importing import parse_study
+from studies.controls.blinding import parsed_study_lint
+from studies.demo.studies import DEMO_STUDIES
+from studies.demo.blinding import blinding_notes
+from studies.importing.study_file import parse_study
 
 pytestmark = pytest.mark.django_db
 

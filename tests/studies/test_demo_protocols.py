@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.quality import annotator_quality
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies import demo
-from studies.demo_protocols import build_mt_correctness, build_mt_preference
-from studies.importing import study_import
-from studies.spam import words_kept
+from annotation.quality.checks import annotator_quality
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.demo import studies as demo
+from studies.demo.protocols import build_mt_correctness, build_mt_preference
+from studies.importing.study_file import study_import
+from studies.controls.spam import words_kept
 
 pytestmark = pytest.mark.django_db
 

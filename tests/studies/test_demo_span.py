@@ -10,8 +10,8 @@ from django.urls import reverse
 from evaluators.comparison.selectors import study_comparison
 from evaluators.models import Evaluator
 from evaluators.reports.study_stats import study_report
-from studies import demo
-from studies.demo_span import WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG, build_esa_sentences, build_mqm_document
+from studies.demo import studies as demo
+from studies.demo.span import WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG, build_esa_sentences, build_mqm_document
 from studies.models import Study
 
 

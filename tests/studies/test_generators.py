@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotation.services import annotators_create, assignment_next
-from studies.generators import (SourceItem, connective_study, contrastive_study, delete_span, items_from_study)
-from studies.importing import StudyFileError, study_import
+from annotation.handout.services import annotators_create, assignment_next
+from studies.generators.choice import (SourceItem, connective_study, contrastive_study, delete_span, items_from_study)
+from studies.importing.study_file import StudyFileError, study_import
 from studies.models import Item, Study
 
 

@@ -5,9 +5,9 @@ import copy
 
 import pytest
 
-from studies.importing import StudyFileError, read_items_file, study_import
+from studies.importing.study_file import StudyFileError, read_items_file, study_import
 from studies.models import Candidate, Item, Study
-from studies.spam import spam_items_create
+from studies.controls.spam import spam_items_create
 from tests.document_study import document_study_file
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.importing import StudyFileError, parse_study, read_items_file
+from studies.importing.study_file import StudyFileError, parse_study, read_items_file
 from studies.models import Candidate, Item, Study
 from tests.factories import study_file
 
@@ -63,7 +63,7 @@ def test_bad_slugs_are_refused(slug, fragment):
 
 def test_existing_slug_is_refused():
     parse = parse_study(study_file(slug="dup"))
-    from studies.importing import study_create
+    from studies.importing.study_file import study_create
     study_create(parsed=parse)
     with pytest.raises(StudyFileError, match="already exists"):
         parse_study(study_file(slug="dup"))

@@ -1,4 +1,4 @@
-"""Running-study invariants (studies/invariants.py): through the service, the admin, the import and the API."""
+"""Running-study invariants (studies/lifecycle/invariants.py): through the service, the admin, the import and the API."""
 from __future__ import annotations
 
 import json
@@ -8,10 +8,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.selectors import ordered_candidates
-from annotation.services import annotators_create, assignment_next, judgment_submit
-from studies.importing import StudyFileError, study_import
-from studies.invariants import (LOCKED_CANDIDATE_FIELDS, LOCKED_FIELDS, LOCKED_ITEM_FIELDS, StudyCopyError,
+from annotation.items.selectors import ordered_candidates
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
+from studies.importing.study_file import StudyFileError, study_import
+from studies.lifecycle.invariants import (LOCKED_CANDIDATE_FIELDS, LOCKED_FIELDS, LOCKED_ITEM_FIELDS, StudyCopyError,
                                 study_change_errors, study_copy, study_has_judgments, study_judged_redundancy)
 from studies.models import Candidate, Item, Status, Study
 from tests.admin_forms import change_form_data

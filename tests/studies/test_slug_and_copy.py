@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from studies.importing import StudyFileError, parse_study
-from studies.invariants import SLUG_RULE, StudyCopyError, free_copy_title, slug_error, study_copy
+from studies.importing.study_file import StudyFileError, parse_study
+from studies.lifecycle.invariants import SLUG_RULE, StudyCopyError, free_copy_title, slug_error, study_copy
 from studies.models import Study
 from tests.admin_forms import change_form_data
 from tests.factories import make_study, study_file

@@ -5,12 +5,12 @@ import random
 
 import pytest
 
-from annotation.services import annotators_create, assignment_next
+from annotation.handout.services import annotators_create, assignment_next
 from studies.models import Candidate, Item
-from studies.spam import (SpamError, scramble, scramble_sentences, scramble_with_highlights, scramble_words,
+from studies.controls.spam import (SpamError, scramble, scramble_sentences, scramble_with_highlights, scramble_words,
                           spam_count, spam_items_create, split_sentences, words_kept)
 from tests.factories import make_study, study_file
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 
 
 def _words(n: int) -> list[str]:

@@ -4,11 +4,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.export import FORMATS, csv_lines, judgment_rows, jsonl_lines
-from annotation.export_mqm import FORMAT as MQM_TSV
-from annotation.export_mqm import MqmExportError, mqm_tsv_text
-from studies import access
-from studies.audit import audit, audit_lines
+from annotation.exporting.judgments import FORMATS, csv_lines, judgment_rows, jsonl_lines
+from annotation.exporting.mqm import FORMAT as MQM_TSV
+from annotation.exporting.mqm import MqmExportError, mqm_tsv_text
+from studies.access import rules as access
+from studies.access.audit import audit, audit_lines
 
 
 class Command(BaseCommand):
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         self._write(lines, options["output"], lambda: f"{counted[0]} row(s) written to {options['output']}")
 
     def _mqm_tsv(self, user: Any, study: Any, options: dict[str, Any]) -> None:
-        """``--format mqm-tsv`` (annotation/export_mqm.py): current judgments only, so no --history."""
+        """``--format mqm-tsv`` (annotation/exporting/mqm.py): current judgments only, so no --history."""
         if options["history"]:
             raise CommandError("--history: the mqm-tsv format holds current judgments only (use csv or jsonl)")
         try:

@@ -8,10 +8,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
-from annotation.judgment_import import FORMATS, JudgmentImportError, judgments_import, read_study_file
-from annotation.judgment_import_base import references_message
-from annotation.judgment_import_mqm import UNCLOSED_CHOICES, mqm_tsv_import
-from studies import access
+from annotation.importing.judgments import FORMATS, JudgmentImportError, judgments_import, read_study_file
+from annotation.importing.base import references_message
+from annotation.importing.mqm import UNCLOSED_CHOICES, mqm_tsv_import
+from studies.access import rules as access
 from studies.cli import read_text_file
 
 
@@ -60,7 +60,7 @@ class Command(BaseCommand):
                 raise CommandError(str(exc), returncode=2)
         slug = opts["slug"] or slugify(f"{path.stem}-imported")[:50]
         try:
-            if opts["fmt"] == "mqm-tsv":  # annotation/judgment_import_mqm.py (docs/mqm.md)
+            if opts["fmt"] == "mqm-tsv":  # annotation/importing/mqm.py (docs/mqm.md)
                 study = mqm_tsv_import(name=path.name, content=content, slug=slug,
                                        reference_systems=opts["reference_system"], unclosed=opts["unclosed_spans"],
                                        source=opts["source"])

@@ -2,10 +2,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.links import invitation_url
-from annotation.services import MAX_INVITATIONS, annotators_create
-from studies import access
-from studies.audit import audit
+from annotation.pages.links import invitation_url
+from annotation.handout.services import MAX_INVITATIONS, annotators_create
+from studies.access import rules as access
+from studies.access.audit import audit
 from studies.cli import read_text_file
 from studies.models import Study
 

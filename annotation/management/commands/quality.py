@@ -5,10 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.quality import study_quality
-from annotation.services_quality import study_apply_auto_exclusion
-from studies import access
-from studies.audit import audit
+from annotation.quality.checks import study_quality
+from annotation.handout.exclusion import study_apply_auto_exclusion
+from studies.access import rules as access
+from studies.access.audit import audit
 
 
 def _fmt(value: object) -> str:

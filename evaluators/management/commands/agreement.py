@@ -142,7 +142,7 @@ class Command(BaseCommand):
         from evaluators.reports import study_stats
         from studies.models import Study
 
-        from studies import access
+        from studies.access import rules as access
 
         study = access.command_study(opts["slug"], access.command_user(opts.get("user")), "report",
                                      not_found=f"No study with slug {opts['slug']!r}.")

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluators.comparison.selectors import evaluators_for_study, study_comparison
 from evaluators.comparison.core import HUMAN_SCORES
 from evaluators.metrics.study_corpus import ReferenceChoiceError
-from studies import access
+from studies.access import rules as access
 
 
 def _fmt(value: Any, digits: int = 3) -> str:

@@ -12,7 +12,7 @@ from evaluators.metrics.scores import (EvaluationError, UnknownEvaluatorError, e
                                        evaluator_prepare, evaluators_store)
 from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus
 from evaluators.models import Evaluator
-from studies import access
+from studies.access import rules as access
 
 
 class Command(BaseCommand):

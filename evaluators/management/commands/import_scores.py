@@ -7,9 +7,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.metrics.scores import ScoreFileError, scores_import
-from studies import access
+from studies.access import rules as access
 from studies.cli import read_text_file
-from studies.audit import audit
+from studies.access.audit import audit
 
 
 class Command(BaseCommand):

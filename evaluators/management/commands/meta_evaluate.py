@@ -1,6 +1,6 @@
 """``meta_evaluate --scores FILE | --mtme-dir DIR``: which metric agrees best with the humans, as WMT measures it.
 
-Statistics: evaluators/stats/meta.py; file layouts: evaluators/comparison/meta_files.py;
+Statistics: evaluators/stats/meta.py; file layouts: formats/mtme.py;
 definitions and sources: docs/statistics.md ("Meta-evaluation").
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.comparison.meta_files import ScoreTableError, read_long_csv, read_mtme_dir
+from formats.mtme import ScoreTableError, read_long_csv, read_mtme_dir
 from evaluators.stats.meta import CLUSTER_STATISTICS, MetaSettings, meta_evaluate
 
 

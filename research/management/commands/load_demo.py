@@ -10,14 +10,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.urls import reverse
 
-from annotation.links import invitation_url
+from annotation.pages.links import invitation_url
 from annotation.models import Judgment
-from annotation.services import annotators_create
-from studies.demo import DEMO_STUDIES, write_study_files
-from studies.blinding import parsed_study_lint
-from studies.demo_blinding import blinding_notes
-from studies.importing import StudyFileError, parse_study, study_import
-from studies import access
+from annotation.handout.services import annotators_create
+from studies.demo.studies import DEMO_STUDIES, write_study_files
+from studies.controls.blinding import parsed_study_lint
+from studies.demo.blinding import blinding_notes
+from studies.importing.study_file import StudyFileError, parse_study, study_import
+from studies.access import rules as access
 from studies.models import Candidate, Status, Study
 
 ADMIN_USERNAME = "admin"
@@ -74,7 +74,7 @@ class Command(BaseCommand):
                 notes = blinding_notes(data, parsed_study_lint(fields=parsed.fields, items=parsed.items))
                 self.stdout.write(f"  blinding: {len(notes)} warning(s)" + (", each with whether it matters "
                                   "for this study:" if notes else " (typography normalised; docs/protocols/blinding.md)"))
-                for warning, note in notes:  # studies/demo_blinding.py: why each does or does not matter
+                for warning, note in notes:  # studies/demo/blinding.py: why each does or does not matter
                     self.stdout.write(f"    {warning}")
                     self.stdout.write(f"      -> {note}")
             for annotator in annotators:
@@ -87,9 +87,9 @@ class Command(BaseCommand):
         Through ``import_judgments --format mqm-tsv``'s own function, so the demo's study is what a
         researcher gets from the command; the evaluators take a few seconds on its 1,313 candidates.
         """
-        from annotation.judgment_import import JudgmentImportError
-        from annotation.judgment_import_mqm import mqm_tsv_import
-        from studies.demo_span import (WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG,
+        from annotation.importing.judgments import JudgmentImportError
+        from annotation.importing.mqm import mqm_tsv_import
+        from studies.demo.span import (WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG,
                                        WMT_MQM_SOURCE)
 
         slug = WMT_MQM_SLUG

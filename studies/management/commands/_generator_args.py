@@ -5,10 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from studies import access
+from studies.access import rules as access
 from studies.cli import text_argument
-from studies.generators import Generated, generated_import
-from studies.importing import StudyFileError
+from studies.generators.choice import Generated, generated_import
+from studies.importing.study_file import StudyFileError
 
 
 def add_common_arguments(parser: CommandParser) -> None:

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from studies.cli import text_argument
-from studies.invariants import StudyCopyError, free_copy_slug, study_copy
+from studies.lifecycle.invariants import StudyCopyError, free_copy_slug, study_copy
 from studies.models import Study
 
 

@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rest_framework.authtoken.models import Token
 
-from studies.audit import audit
+from studies.access.audit import audit
 
 
 class Command(BaseCommand):

@@ -3,11 +3,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from studies import access
-from studies.blinding import parsed_study_lint
+from studies.access import rules as access
+from studies.controls.blinding import parsed_study_lint
 from studies.cli import read_text_file
-from studies.importing import StudyFileError, parse_study, read_items_file, study_create
-from studies.jsonlimits import JSONTooDeep, json_loads_limited
+from studies.importing.study_file import StudyFileError, parse_study, read_items_file, study_create
+from formats.jsonlimits import JSONTooDeep, json_loads_limited
 
 
 class Command(BaseCommand):

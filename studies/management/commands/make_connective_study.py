@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from studies.generators import connective_study, source_items
+from studies.generators.choice import connective_study, source_items
 
 from studies.management.commands._generator_args import add_common_arguments, finish
 

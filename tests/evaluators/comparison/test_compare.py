@@ -13,7 +13,7 @@ from evaluators.comparison.selectors import scores_frame, study_comparison
 from evaluators.comparison.core import compare_frames
 from evaluators.models import MetricScore
 from evaluators.metrics.scores import ScoreFileError, evaluator_run, scores_import
-from annotation.export import judgments_frame
+from annotation.exporting.judgments import judgments_frame
 from tests.compare_study import compare_study, score_csv, true_rank
 
 pytestmark = pytest.mark.django_db
@@ -158,7 +158,7 @@ def test_compare_command_json_and_errors(study):
 
 def test_choice_study_connective_preference():
     """DiP A.4-like: reference vs one system; a model that always prefers the reference."""
-    from annotation.services import annotators_create, assignment_next, judgment_submit
+    from annotation.handout.services import annotators_create, assignment_next, judgment_submit
     from tests.factories import make_study
 
     study = make_study(slug="cmp-choice", protocol="choice", n_items=6, n_candidates=2,

@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from evaluators.comparison.selectors import study_comparison
 from evaluators.comparison.core import compare_frames
 from evaluators.comparison.contrastive import distance_bucket
 from evaluators.metrics.scores import evaluator_run, scores_import
-from studies.generators import SourceItem, contrastive_study, generated_import
+from studies.generators.choice import SourceItem, contrastive_study, generated_import
 from tests.compare_study import compare_study
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.services import annotators_create, assignment_next, judgment_submit
+from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from evaluators.comparison.selectors import study_comparison
 from evaluators.metrics.scores import scores_import
 from evaluators.reports.study_stats import study_report

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluators.comparison.mqm_tsv import (
+from formats.mqm_tsv import (
     MqmTsvError,
     Span,
     format_mqm_tsv,

@@ -16,7 +16,7 @@ from evaluators.metrics.builtin import (
 from evaluators.metrics.study_corpus import guess_target_language as guess_language
 from evaluators.models import Evaluator, MetricScore
 from evaluators.metrics.scores import UnknownEvaluatorError, evaluator_names, evaluator_run
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from tests.factories import study_file
 
 HYP = "The cat was sitting on the mat when she came in."

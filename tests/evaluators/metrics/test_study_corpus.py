@@ -10,7 +10,7 @@ from evaluators.metrics.corpus import Corpus, EvaluationResult, SegmentScore, Sy
 from evaluators.metrics.scores import EvaluationError, evaluator_run
 from evaluators.metrics.study_corpus import build_study_corpus, study_corpus
 from evaluators.models import Evaluator, MetricScore
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from tests.factories import study_file
 
 pytestmark = pytest.mark.django_db

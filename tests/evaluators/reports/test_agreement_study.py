@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotation.services_quality import annotator_exclude
+from annotation.handout.exclusion import annotator_exclude
 from tests.report_study import DATA_FACTS, choice_study, ranking_study
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,7 @@ def test_report_frame_is_the_export_frame(ranked):
     import pandas as pd
 
     from evaluators.reports.study_stats import stats_frame, study_export_frame
-    from annotation.export import judgments_frame
+    from annotation.exporting.judgments import judgments_frame
 
     lean, slug, protocol = stats_frame(study_export_frame(ranked))
     full, _, _ = stats_frame(judgments_frame(ranked))

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from evaluators.reports import paper
 from evaluators.reports import span_report as sr
 from evaluators.reports.study_stats import study_report
@@ -355,7 +355,7 @@ def test_a_legacy_import_gets_its_provenance_back_from_the_description():
 
 
 def test_a_copy_of_an_imported_study_is_not_imported(tmp_path):
-    from studies.invariants import study_copy
+    from studies.lifecycle.invariants import study_copy
 
     study = import_file(tmp_path, "google.tsv", google_like_tsv(), "mqm-tsv")
     assert study.provenance["how"] == "imported"

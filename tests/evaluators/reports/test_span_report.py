@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
-from annotation.export import judgments_frame
+from annotation.exporting.judgments import judgments_frame
 from annotation.models import Judgment
-from annotation.services import annotators_create
+from annotation.handout.services import annotators_create
 from evaluators.reports.study_stats import report_from_export, study_report
-from studies.importing import study_import
+from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
 from tests.factories import study_file
 

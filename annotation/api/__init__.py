@@ -1,0 +1,1 @@
+"""The JSON annotation API (INTERFACES.md, docs/annotation-api.md): views, shapes, the OpenAPI schema."""

@@ -1,0 +1,34 @@
+"""OpenAPI schema of the annotation API: the annotator token scheme, JudgmentIn's answer rule, SkipIn's closed body.
+
+Imported by ``AnnotationConfig.ready`` so drf-spectacular finds the extension.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+#: One of these fields carries the answer (which one depends on the study's protocol).
+ANSWER_FIELDS = ("ranks", "choice", "label", "labels", "annotations")
+
+
+class AnnotatorTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "annotation.api.views.AnnotatorTokenAuthentication"
+    name = "annotatorToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "The token of the annotator's invitation link: `Token <token>`."}
+
+
+def judgment_in_requires_an_answer(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook: JudgmentIn must carry at least one answer field (INTERFACES.md)."""
+    schemas = result.get("components", {}).get("schemas", {})
+    schema = schemas.get("JudgmentIn")
+    if schema is not None:
+        schema["anyOf"] = [{"required": [name]} for name in ANSWER_FIELDS]
+    skip = schemas.get("SkipIn")
+    if skip is not None:
+        # The skip view names any other field as a 400 (annotation.handout.skips.skip_reason_validate): say so.
+        skip["additionalProperties"] = False
+    return result

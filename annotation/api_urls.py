@@ -1,9 +1,0 @@
-from django.urls import path
-
-from annotation import api
-
-urlpatterns = [
-    path("annotate/next", api.NextAssignmentAPI.as_view(), name="api-annotate-next"),
-    path("annotate/<str:assignment>/judgment", api.JudgmentSubmitAPI.as_view(), name="api-annotate-judgment"),
-    path("annotate/<str:assignment>/skip", api.SkipAPI.as_view(), name="api-annotate-skip"),
-]

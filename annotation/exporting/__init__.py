@@ -1,0 +1,1 @@
+"""Judgments written out (``export_judgments``): CSV/JSONL and Google's MQM TSV."""

@@ -1,0 +1,278 @@
+"""Exporting judgments: one row per (judgment, candidate).
+
+``judgment_rows`` is the single source of every export — the ``export_judgments``
+command, the staff download views, the admin action, the researcher API and
+``judgments_frame`` (the DataFrame the statistics read) — so they can never
+disagree. It runs a constant number of queries (candidates, items, annotators,
+judgments), streams the judgments with ``iterator()``, and never loads model
+instances.
+"""
+from __future__ import annotations
+
+import io
+import json
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+
+from annotation.models import Judgment
+from formats.csvcells import SUSPECT_FIRST, csv_writer, escape_cell
+from studies.models import Candidate, Item, Study
+
+if TYPE_CHECKING:  # pandas is imported lazily: the CSV export does not need it
+    import pandas
+
+#: The columns of INTERFACES.md, in order.
+BASE_COLUMNS = [
+    "study", "item", "document", "annotator", "system", "is_reference", "is_spam",
+    "rank", "choice", "label", "screen_position", "started_at", "submitted_at", "duration_ms",
+]
+#: Extra columns (extending the interface, never renaming it).
+EXTRA_COLUMNS = [
+    "is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen", "excluded",
+    "pilot", "client_duration_ms", "score", "spans", "control_error",
+]
+COLUMNS = BASE_COLUMNS + EXTRA_COLUMNS
+
+FORMATS = ("csv", "jsonl")
+
+
+@contextmanager
+def _snapshot() -> Iterator[None]:
+    """One transaction that every read of an export sees the database through, as of one moment.
+
+    On PostgreSQL, REPEATABLE READ: every statement of the transaction sees the snapshot taken by its first
+    one, so candidates, items, annotators and judgments read in separate queries (and the judgments streamed
+    afterwards) agree even while annotators arrive, answer or are excluded; the reads never block writers.
+    On SQLite one transaction is a snapshot already (IMMEDIATE, config/settings.py: writers wait for the
+    export, up to the connection's timeout). Inside a caller's transaction the isolation can no longer be
+    chosen: the export then reads through that transaction (a savepoint), as the caller set it up.
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        if not outer and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
+def judgment_rows(study: Study, *, history: bool = False) -> Iterator[dict[str, Any]]:
+    """Yield one dict per (judgment, candidate of its item), keys = ``COLUMNS``.
+
+    Only current judgments unless ``history``: then superseded revisions too,
+    with ``is_current`` False. Rows come annotator by annotator in the order they
+    worked, then candidates in study-file order. Values are Python objects
+    (datetimes, bools, None); the writers below format them.
+
+    Every query runs in one snapshot (``_snapshot``), held until the last row
+    is yielded or the consumer closes the generator. An error part-way
+    (a lost connection, say) propagates to the consumer: streaming responses
+    then abort the transfer (docs/export.md), never end it as a short file.
+    """
+    with _snapshot():
+        yield from _judgment_rows(study, history=history)
+
+
+def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
+    candidates: dict[int, list[tuple[int, str, bool, bool]]] = {}
+    for pk, item_id, system, is_ref, is_spam in (Candidate.objects.filter(item__study=study)
+                                                 .order_by("item_id", "position", "pk")
+                                                 .values_list("pk", "item_id", "system", "is_reference", "is_spam")
+                                                 .iterator(chunk_size=5000)):
+        candidates.setdefault(item_id, []).append((pk, system, is_ref, is_spam))
+    items = {pk: (ext, doc, phen, spam) for pk, ext, doc, phen, spam in
+             Item.objects.filter(study=study).values_list("pk", "external_id", "document_id", "phenomenon", "is_spam")
+             .iterator(chunk_size=5000)}
+    # Span studies' control items: where the generated error is (studies/controls/spam.py), JSON text on the item's rows.
+    controls = {pk: json.dumps(meta["control_error"], ensure_ascii=False, separators=(",", ":"))
+                for pk, meta in Item.objects.filter(study=study, is_spam=True).values_list("pk", "metadata")
+                if isinstance(meta, dict) and meta.get("control_error")} if study.protocol in ("mqm", "esa") else {}
+    annotators = dict((pk, (code, excluded, pilot)) for pk, code, excluded, pilot in
+                      study.annotators.values_list("pk", "code", "excluded", "is_pilot"))
+    judgments = Judgment.objects.filter(assignment__annotator__study=study)
+    if not history:
+        judgments = judgments.filter(is_current=True)
+    rows = judgments.order_by("assignment__annotator__sequence", "assignment__sequence", "revision").values_list(
+        "public_id", "revision", "is_current", "answer", "started_at", "submitted_at", "duration_ms",
+        "assignment__item_id", "assignment__annotator_id", "assignment__candidate_order", "client_duration_ms")
+    system_of = {pk: system for cands in candidates.values() for pk, system, _, _ in cands}
+    protocol = study.protocol
+    for (public_id, revision, is_current, answer, started, submitted, duration,
+         item_id, annotator_id, order, client_duration) in rows.iterator(chunk_size=2000):
+        ext, doc, phenomenon, item_spam = items[item_id]
+        code, excluded, pilot = annotators[annotator_id]
+        screen = {pk: k for k, pk in enumerate(order or [], start=1)}
+        ranks = answer.get("ranks") or {}
+        choice = answer.get("choice")
+        chosen_pk = choice.get("candidate") if isinstance(choice, dict) else None
+        if chosen_pk is not None:
+            choice_value = system_of.get(chosen_pk)
+        elif isinstance(choice, dict):
+            choice_value = choice.get("option")
+        else:
+            choice_value = None
+        labels = answer.get("labels")
+        label = "+".join(labels) if labels else None
+        annotations = answer.get("annotations") or {}
+        for pk, system, is_ref, cand_spam in candidates.get(item_id, []):
+            yield {
+                "study": study.slug, "item": ext, "document": doc, "annotator": code, "system": system,
+                "is_reference": is_ref, "is_spam": item_spam, "rank": ranks.get(str(pk)),
+                "choice": choice_value, "label": label, "screen_position": screen.get(pk),
+                "started_at": started, "submitted_at": submitted, "duration_ms": duration,
+                "is_spam_candidate": cand_spam, "judgment": public_id, "revision": revision,
+                "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
+                "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
+                "pilot": pilot, "client_duration_ms": client_duration,
+                **_span_cells(annotations.get(str(pk))), "control_error": controls.get(item_id),
+            }
+
+
+def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """MQM/ESA: the candidate's score (ESA/DA) and its spans as JSON text (a list; "[]" = no error marked)."""
+    if entry is None:
+        return {"score": None, "spans": None}
+    spans = entry.get("spans")
+    if spans is not None:  # one key order on every backend (PostgreSQL's jsonb stores keys in its own order)
+        spans = [{**{k: span[k] for k in SPAN_KEY_ORDER if k in span},
+                  **{k: v for k, v in span.items() if k not in SPAN_KEY_ORDER}} for span in spans]
+    return {"score": entry.get("score"),
+            "spans": json.dumps(spans, ensure_ascii=False, separators=(",", ":")) if spans is not None else None}
+
+
+#: The order of a span's keys in the ``spans`` column.
+SPAN_KEY_ORDER = ("start", "end", "side", "severity", "category", "note", "whole")
+
+
+def _cells(row: dict[str, Any], times: dict[datetime, str], raw: bool) -> list[Any]:
+    """CSV cells: ISO 8601 times, lowercase booleans, empty for missing; formula-like text escaped unless ``raw``.
+
+    The rows of one judgment share their times, so formatted times are memoised
+    (``times``, cleared by the caller): formatting dominated the export's cost. Text is escaped
+    here (``escape_cell``, formats/csvcells.py), where its type is known, rather than by a second
+    pass over every cell: one set lookup per text cell.
+    """
+    cells = []
+    for column in COLUMNS:
+        value = row[column]
+        kind = type(value)
+        if kind is str:
+            cells.append(value if raw or value[:1] not in SUSPECT_FIRST else escape_cell(value))
+        elif kind is int:
+            cells.append(value)
+        elif value is None:
+            cells.append("")
+        elif kind is bool:
+            cells.append("true" if value else "false")
+        elif isinstance(value, datetime):
+            text = times.get(value)
+            if text is None:
+                text = times[value] = value.isoformat()
+            cells.append(text)
+        else:  # floats (score) stay numbers; escape_cell changes text only
+            cells.append(value if raw else escape_cell(value))
+    return cells
+
+
+def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000, *, raw: bool = False) -> Iterator[str]:
+    """CSV text, header first, in chunks of ``batch`` rows (for streaming responses and files).
+
+    Text cells that a spreadsheet would run as a formula get a leading ``'`` (formats/csvcells.py)
+    unless ``raw``; numbers stay numbers.
+    """
+    buffer = io.StringIO()
+    writer = csv_writer(buffer, raw=True)  # the cells come escaped from _cells
+    writer.writerow(COLUMNS)
+    times: dict[datetime, str] = {}
+    chunk = []
+    for row in rows:
+        chunk.append(_cells(row, times, raw))
+        if len(chunk) == batch:
+            writer.writerows(chunk)
+            chunk.clear()
+            times.clear()
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate(0)
+    writer.writerows(chunk)
+    yield buffer.getvalue()
+
+
+#: Columns that hold JSON text in a row (and a CSV cell); JSON Lines writes them as JSON values, not strings.
+JSON_COLUMNS = frozenset({"spans", "control_error"})
+
+
+def _jsonl_value(column: str, value: Any) -> Any:
+    """A row's value as JSON Lines writes it: times in ISO 8601, the JSON-text columns decoded (a real array)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if column in JSON_COLUMNS and isinstance(value, str):
+        return json.loads(value)
+    return value
+
+
+def jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """JSON Lines, one object per row, times in ISO 8601, ``spans``/``control_error`` as JSON (not JSON text)."""
+    for row in rows:
+        yield json.dumps({c: _jsonl_value(c, row[c]) for c in COLUMNS}, ensure_ascii=False) + "\n"
+
+
+def export_lines(study: Study, *, fmt: str = "csv", history: bool = False, raw: bool = False) -> Iterator[str]:
+    """The study's export as text chunks in ``fmt`` (csv or jsonl; ``raw``: CSV cells unescaped)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    rows = judgment_rows(study, history=history)
+    return csv_lines(rows, raw=raw) if fmt == "csv" else jsonl_lines(rows)
+
+
+def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
+    """The export as a pandas DataFrame, one row per (judgment, candidate).
+
+    Columns (in this order):
+
+    - ``study`` (str, slug), ``item`` (str, the item's id in the study file;
+      spam copies end in ``~spam``), ``document`` (str, document id, may be ""),
+      ``annotator`` (str, the annotator's non-secret code), ``system`` (str),
+    - ``is_reference`` (bool), ``is_spam`` (bool: the *item* is a generated spam
+      copy), ``is_spam_candidate`` (bool: this candidate is the scrambled one),
+    - ``rank`` (Int64, nullable: the rank the annotator gave this candidate,
+      1 = best, as submitted; ties share a rank; missing outside rankings),
+    - ``choice`` (str or None: the chosen candidate's *system name*, or the option
+      ``neither``/``tie``/``invalid``; same on every row of the judgment),
+      ``chosen`` (boolean, nullable: this candidate is the one chosen; missing
+      outside choice studies),
+    - ``label`` (str or None: the labels given, joined by "+"),
+    - ``screen_position`` (Int64: 1-based position on the annotator's screen),
+    - ``started_at``, ``submitted_at`` (datetime64[ns, UTC], server times),
+      ``duration_ms`` (Int64: server time on the item, ``submitted_at`` − ``started_at``),
+    - ``judgment`` (str, public id), ``revision`` (int), ``is_current`` (bool:
+      always True unless ``history``), ``phenomenon`` (str), ``protocol`` (str),
+      ``excluded`` (bool: the annotator has been excluded; their rows are kept,
+      consumers decide whether to drop them), ``pilot`` (bool: a pilot annotator's
+      judgment; reports leave them out unless asked), ``client_duration_ms`` (Int64,
+      nullable: the client's own figure when it sent both its times; never used by QC),
+    - ``score`` (float, nullable: ESA/DA, the 0–100 score given to this candidate),
+      ``spans`` (str or None: MQM/ESA, the candidate's error spans as JSON text, a list of
+      ``{start, end, side, severity[, category][, note]}``, offsets into the candidate's text or,
+      with side "source", the item's source; "[]" = the annotator marked no error),
+    - ``control_error`` (str or None: MQM/ESA control items only, the generated error as JSON text
+      ``{kind, start, end, before, after}``, offsets into the degraded candidate's text; researchers only).
+
+    An empty study gives an empty frame with the same columns.
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(list(judgment_rows(study, history=history)), columns=COLUMNS)
+    for column in ("rank", "screen_position", "duration_ms", "client_duration_ms"):
+        frame[column] = frame[column].astype("Int64")
+    frame["chosen"] = frame["chosen"].astype("boolean")
+    frame["score"] = pd.to_numeric(frame["score"], errors="coerce").astype("float64")
+    for column in ("started_at", "submitted_at"):
+        frame[column] = pd.to_datetime(frame[column], utc=True)
+    for column in ("is_reference", "is_spam", "is_spam_candidate", "is_current", "excluded", "pilot"):
+        frame[column] = frame[column].astype(bool)
+    frame["revision"] = frame["revision"].astype("int64")
+    return frame

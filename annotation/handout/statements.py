@@ -1,0 +1,372 @@
+"""The statements of the annotation hot path ("next" and submit), as fixed SQL text.
+
+Why not the ORM here, and only here: every annotator request runs these, and
+building them with the ORM cost more CPU than running them. Measured on a
+2,000-item study on PostgreSQL (``make loadtest``, profile in docs/load.md):
+compiling the hand-out's window query took 2.1 of its 2.9 ms, the token
+look-up 0.9 ms against 0.3 ms as plain SQL, and the ORM's SQL compiler was
+about 45% of a worker's CPU. The text of each statement here is built once
+per shape from the models' ``_meta`` (a renamed column fails the tests, never
+silently), runs unchanged on SQLite and PostgreSQL, and comes back as model
+instances made the way the ORM makes them (``Model.from_db`` after the
+fields' database converters), so callers cannot tell the difference.
+
+Everything else — researcher pages, exports, quality control, the rare paths
+of the hand-out — stays in the ORM.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, Sequence, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
+
+from studies.models import Candidate, Item, Study
+
+from annotation.models import Annotator, Assignment, Judgment
+
+M = TypeVar("M", bound=Model)
+Converter = Callable[[Any, Any, Any], Any]
+
+
+def _db() -> BaseDatabaseWrapper:
+    """The default connection, held in a local while a statement runs (``django.db.connection`` is a
+    proxy that looks it up again on every attribute access)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _q(name: str) -> str:
+    return _db().ops.quote_name(name)
+
+
+def _table(model: type[Model]) -> str:
+    return _q(model._meta.db_table)
+
+
+def _col(model: type[Model], attname: str) -> str:
+    field = model._meta.get_field(attname)
+    assert isinstance(field, Field) and field.column, attname
+    return _q(field.column)
+
+
+def _columns(model: type[Model], alias: str) -> str:
+    """``alias."col1", alias."col2", …``: every concrete column, in the order ``_load`` reads them."""
+    return ", ".join(f"{alias}.{_q(f.column)}" for f in model._meta.concrete_fields)
+
+
+@lru_cache(maxsize=None)
+def _loader(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int, Any, list[Converter]]]]:
+    """The attribute names of ``model``'s concrete fields and, per field that has any, its converters
+    (the backend's, then the field's own), as the ORM's compiler applies them."""
+    connection = _db()
+    fields = model._meta.concrete_fields
+    converters = []
+    for k, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        found = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)  # type: ignore[attr-defined]
+        if found:
+            converters.append((k, expression, found))
+    return [f.attname for f in fields], converters
+
+
+def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper) -> M:
+    attnames, converters = _loader(model, connection.vendor)
+    row = list(values)
+    for k, expression, functions in converters:
+        value = row[k]
+        for function in functions:
+            value = function(value, expression, connection)
+        row[k] = value
+    return model.from_db(connection.alias, attnames, row)
+
+
+def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
+    """Run ``sql``; split each row into one instance per model (columns in ``_columns`` order), then the rest."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    widths = [len(m._meta.concrete_fields) for m in models]
+    out = []
+    for row in fetched:
+        start, objects = 0, []
+        for model, width in zip(models, widths):
+            objects.append(_load(model, row[start:start + width], connection))
+            start += width
+        out.append((*objects, *row[start:]))
+    return out
+
+
+def _for_update(alias: str) -> str:
+    """Row lock on PostgreSQL; SQLite's transactions are IMMEDIATE already (config/settings.py)."""
+    return f" FOR UPDATE OF {alias}" if _db().features.has_select_for_update_of else ""
+
+
+# --- reads ---------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _annotator_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Annotator, 'a')}, {_columns(Study, 's')} FROM {_table(Annotator)} a "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = a.{_col(Annotator, 'study_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s")
+
+
+def annotator_with_study(token: str) -> Annotator | None:
+    """The annotator with this token, its study loaded (one query)."""
+    rows = _rows(_annotator_sql(_db().vendor), [token], [Annotator, Study])
+    if not rows:
+        return None
+    annotator, study = rows[0]
+    annotator.study = study
+    return annotator
+
+
+@lru_cache(maxsize=None)
+def _assignment_by_token_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
+            f"{_columns(Annotator, 'a')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator_id')} "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = i.{_col(Item, 'study_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s")
+
+
+def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded."""
+    rows = _rows(_assignment_by_token_sql(_db().vendor), [token, public_id], [Assignment, Item, Study, Annotator])
+    if not rows:
+        return None
+    assignment, item, study, annotator = rows[0]
+    item.study = study
+    annotator.study = study
+    assignment.item = item
+    assignment.annotator = annotator
+    return assignment
+
+
+@lru_cache(maxsize=None)
+def _last_assignment_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE g.{_col(Assignment, 'annotator_id')} = %s "
+            f"ORDER BY g.{_col(Assignment, 'sequence')} DESC LIMIT 1")
+
+
+def last_assignment(annotator: Annotator) -> Assignment | None:
+    """The annotator's latest assignment (highest sequence) with its item; the item's study is the annotator's."""
+    rows = _rows(_last_assignment_sql(_db().vendor), [annotator.pk], [Assignment, Item])
+    if not rows:
+        return None
+    assignment, item = rows[0]
+    item.study = annotator.study
+    assignment.item = item
+    assignment.annotator = annotator
+    return assignment
+
+
+@lru_cache(maxsize=None)
+def _item_with_candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Item, 'i')}, {_columns(Candidate, 'c')} FROM {_table(Item)} i "
+            f"JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item_id')} = i.{_q('id')} "
+            f"WHERE i.{_q('id')} = %s ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def item_with_candidates(item_id: int) -> tuple[Item, list[Candidate]]:
+    """An item and its candidates in their stored order (one query; the item's columns are read once)."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_item_with_candidates_sql(connection.vendor), [item_id])
+        fetched = cursor.fetchall()
+    if not fetched:  # an item without candidates (the study file refuses those; kept safe anyway)
+        return Item.objects.get(pk=item_id), []
+    width = len(Item._meta.concrete_fields)
+    item = _load(Item, fetched[0][:width], connection)
+    return item, [_load(Candidate, row[width:], connection) for row in fetched]
+
+
+@lru_cache(maxsize=None)
+def _candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Candidate, 'c')} FROM {_table(Candidate)} c "
+            f"WHERE c.{_col(Candidate, 'item_id')} = %s "
+            f"ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def candidates_of(item_id: int) -> list[Candidate]:
+    """An item's candidates in their stored order (Candidate.Meta.ordering)."""
+    return [row[0] for row in _rows(_candidates_sql(_db().vendor), [item_id], [Candidate])]
+
+
+def window_sql(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int,
+               columns: str = "") -> tuple[str, list[Any]]:
+    """The hand-out's window query: the first open items of these documents that the annotator never had,
+    in the given document order, then document order (position, id).
+
+    Served by the partial index ``item_open_by_document`` (study, doc_index, position) WHERE is_open,
+    probed once per document, and the unique (annotator, item) index; the sort is over those few rows.
+    """
+    docs = list(documents)
+    marks = ", ".join(["%s"] * len(docs))
+    rank = " ".join(f"WHEN %s THEN {k}" for k in range(len(docs)))
+    doc_index = f"i.{_col(Item, 'doc_index')}"
+    sql = (f"SELECT {columns or _columns(Item, 'i')} FROM {_table(Item)} i "
+           f"WHERE i.{_col(Item, 'study_id')} = %s AND i.{_col(Item, 'is_open')} AND {doc_index} IN ({marks}) "
+           f"AND NOT EXISTS (SELECT 1 FROM {_table(Assignment)} g WHERE g.{_col(Assignment, 'annotator_id')} = %s "
+           f"AND g.{_col(Assignment, 'item_id')} = i.{_q('id')}) "
+           f"ORDER BY CASE {doc_index} {rank} END, i.{_col(Item, 'position')}, i.{_q('id')} LIMIT {int(limit)}")
+    return sql, [study_id, *docs, annotator_id, *docs]
+
+
+def window_slots(*, study_id: int, annotator_id: int, documents: Sequence[int], limit: int) -> list[tuple[int, int, int]]:
+    """The window query's rows as (item id, n_assigned, doc_index): what a claim needs (the claimed item is
+    loaded whole afterwards, the others never are)."""
+    if not documents:
+        return []
+    columns = f"i.{_q('id')}, i.{_col(Item, 'n_assigned')}, i.{_col(Item, 'doc_index')}"
+    sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit,
+                             columns=columns)
+    with _db().cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(int(pk), int(n), int(doc)) for pk, n, doc in cursor.fetchall()]
+
+
+@lru_cache(maxsize=None)
+def _progress_sql(vendor: str) -> str:
+    status = f"g.{_col(Assignment, 'status')}"
+    return (f"SELECT COUNT(CASE WHEN {status} = %s THEN 1 END), COUNT(CASE WHEN {status} = %s THEN 1 END), "
+            f"COUNT(CASE WHEN i.{_col(Item, 'is_open')} THEN 1 END), "
+            f"(SELECT s.{_col(Study, 'n_open_items')} FROM {_table(Study)} s WHERE s.{_q('id')} = %s) "
+            f"FROM {_table(Assignment)} g JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE g.{_col(Assignment, 'annotator_id')} = %s")
+
+
+def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str) -> tuple[int, int, int, int]:
+    """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
+    over the annotator's own assignments (index on annotator) and the study row."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
+        n_done, n_pending, mine_open, n_open = cursor.fetchone()
+    return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
+
+
+@lru_cache(maxsize=None)
+def _locked_sql(vendor: str) -> str:
+    judgment = f"j.{_col(Judgment, 'assignment_id')} = g.{_q('id')} AND j.{_col(Judgment, 'is_current')}"
+    return (f"SELECT {_columns(Assignment, 'g')}, j.{_q('id')}, j.{_col(Judgment, 'payload_digest')}, "
+            f"j.{_col(Judgment, 'revision')} FROM {_table(Assignment)} g "
+            f"LEFT JOIN {_table(Judgment)} j ON {judgment} WHERE g.{_q('id')} = %s" + _for_update("g"))
+
+
+def assignment_locked(assignment_id: int) -> tuple[Assignment, int | None, str | None, int | None]:
+    """The assignment, locked for the rest of the transaction, and its current judgment's (id, digest, revision)."""
+    assignment, current_pk, digest, revision = _rows(_locked_sql(_db().vendor), [assignment_id], [Assignment])[0]
+    return assignment, current_pk, digest, revision
+
+
+# --- writes --------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _claim_sql(vendor: str) -> str:
+    return (f"UPDATE {_table(Item)} SET {_col(Item, 'n_assigned')} = %s, {_col(Item, 'is_open')} = %s "
+            f"WHERE {_q('id')} = %s AND {_col(Item, 'n_assigned')} = %s")
+
+
+def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
+    """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
+        return cursor.rowcount == 1
+
+
+@lru_cache(maxsize=None)
+def _open_items_sql(vendor: str) -> str:
+    column = _col(Study, "n_open_items")
+    return f"UPDATE {_table(Study)} SET {column} = {column} + %s WHERE {_q('id')} = %s"
+
+
+def study_open_items_add(*, study_id: int, delta: int) -> None:
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_open_items_sql(connection.vendor), [delta, study_id])
+
+
+@lru_cache(maxsize=None)
+def _done_sql(vendor: str) -> str:
+    return (f"UPDATE {_table(Assignment)} SET {_col(Assignment, 'status')} = %s, "
+            f"{_col(Assignment, 'completed_at')} = %s WHERE {_q('id')} = %s")
+
+
+def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) -> None:
+    field = Assignment._meta.get_field("completed_at")
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_done_sql(connection.vendor),
+                       [status, field.get_db_prep_value(completed_at, connection), assignment_id])
+
+
+@lru_cache(maxsize=None)
+def _insert_sql(model: type[Model], vendor: str) -> tuple[str, list[Field]]:
+    connection = _db()
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    sql = (f"INSERT INTO {_table(model)} ({', '.join(_q(f.column) for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    if connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {_q(model._meta.pk.column)}"
+    return sql, fields
+
+
+@lru_cache(maxsize=None)
+def _insert_assignment_sql(vendor: str) -> tuple[str, list[Field]]:
+    connection = _db()
+    fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key]
+    lock = " FOR SHARE" if connection.features.has_select_for_update else ""  # PostgreSQL; SQLite has none
+    sql = (f"INSERT INTO {_table(Assignment)} ({', '.join(_q(f.column) for f in fields)}) "
+           f"SELECT {', '.join(['%s'] * len(fields))} WHERE EXISTS (SELECT 1 FROM {_table(Annotator)} a "
+           f"WHERE a.{_q('id')} = %s AND NOT a.{_col(Annotator, 'excluded')}{lock})")
+    if connection.features.can_return_columns_from_insert:
+        sql += f" RETURNING {_q(Assignment._meta.pk.column)}"
+    return sql, fields
+
+
+def insert_assignment(obj: Assignment) -> Assignment | None:
+    """INSERT a new assignment as ``insert`` does, but only while its annotator is not excluded; None otherwise.
+
+    The check reads the annotator row under ``FOR SHARE`` (PostgreSQL), which waits for an exclusion
+    in progress (its UPDATE holds the row) and then sees it; an exclusion that comes second waits for this
+    transaction instead, and its sweep then finds the new assignment (annotation.handout.exclusion). SQLite's
+    IMMEDIATE transactions are serialised already.
+    """
+    connection = _db()
+    sql, fields = _insert_assignment_sql(connection.vendor)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, obj.annotator_id])
+        if connection.features.can_return_columns_from_insert:
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            obj.pk = row[0]
+        else:
+            if cursor.rowcount != 1:
+                return None
+            obj.pk = cursor.lastrowid
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj
+
+
+def insert(obj: M) -> M:
+    """INSERT a new instance as ``save()`` would — defaults, ``auto_now_add``, each field's database
+    preparation — without the save machinery (no model here has save signals or an overridden save)."""
+    connection = _db()
+    sql, fields = _insert_sql(type(obj), connection.vendor)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        obj.pk = cursor.fetchone()[0] if connection.features.can_return_columns_from_insert else cursor.lastrowid
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj

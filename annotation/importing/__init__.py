@@ -1,0 +1,1 @@
+"""Judgments collected elsewhere, stored as a closed study (``import_judgments``)."""

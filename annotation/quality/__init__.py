@@ -1,0 +1,1 @@
+"""Quality control on the annotator's side (reads): spam and control checks, completion codes."""

@@ -1,0 +1,1 @@
+"""Control items: spam copies, generated errors, and the blinding lint."""

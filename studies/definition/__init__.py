@@ -1,0 +1,1 @@
+"""What a study is made of beyond the models: languages, taxonomies, typography, span rules, ordering keys."""

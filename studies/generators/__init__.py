@@ -1,0 +1,1 @@
+"""Study generators: new studies built from the items of another study or of a file."""

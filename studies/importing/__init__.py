@@ -1,0 +1,1 @@
+"""The study file: validated, normalised and stored (docs/study-file.md)."""

@@ -1,0 +1,506 @@
+"""Validating and storing a study file.
+
+A study file is rejected whole: every problem is collected, named by item id and
+field, and nothing is stored unless there are none.
+
+Why one module of ~400 lines: settings, items and candidates are checked in one pass
+that collects every error before anything is stored; the checks of sentence lists,
+languages and JSON depth already live in sentences.py, languages.py and jsonlimits.py.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from config.safetext import json_problems
+from formats.jsonlimits import JSONTooDeep, json_loads_limited
+from studies.definition.languages import interface_language_error, language_tag_error
+from studies.definition.ordering import ORDER_KEY_MODULUS, document_indexes, document_order_key  # noqa: F401 (re-exported)
+from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study, Unit
+from studies.definition.sentences import check_alignment, check_sentences
+from studies.controls.spam import spam_items_create
+
+#: The one range of ``redundancy`` (the study file, the import page, the admin form).
+REDUNDANCY_MIN, REDUNDANCY_MAX = 1, 100
+
+SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
+    "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
+    "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
+    "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
+    "screened_out_code": str, "seed": int, "normalise_typography": bool,
+    "failed_code": str, "pass_max_failed_share": (int, float, type(None)),
+    "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
+    "instructions_language": str,
+    "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
+    "snap_to_words": (bool, type(None)),
+}
+ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
+               "source_context_languages", "target_context_languages",
+               "target_context", "candidates", "metadata", "source_language", "target_language"}
+#: Per-item languages (BCP 47), for studies that mix directions; blank falls back to the study's settings.
+ITEM_LANGUAGE_FIELDS = ("source_language", "target_language")
+CANDIDATE_FIELDS = {"system", "text", "sentences", "is_reference", "highlights"}
+#: An imported study starts as a draft (preview only) unless the file or the importer says otherwise.
+DEFAULT_IMPORT_STATUS = Status.DRAFT
+SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/controls/spam.py)
+_ext_length = Item._meta.get_field("external_id").max_length
+assert _ext_length is not None
+#: Room is left for the spam suffix (and the "spam:" document id of a spam copy).
+EXTERNAL_ID_MAX_LENGTH: int = _ext_length - len(SPAM_SUFFIX)
+#: At most this many NUL / surrogate / NaN problems are listed (a file full of them says so in 50 lines).
+MAX_LISTED_ERRORS = 50
+
+
+class StudyFileError(Exception):
+    """The study file has problems; ``errors`` lists them, each naming item and field."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+@dataclass
+class ParsedStudy:
+    fields: dict[str, Any]
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    types = t if isinstance(t, tuple) else (t,)
+    names = {bool: "true/false", int: "an integer", float: "a number", str: "a string", list: "a list",
+             type(None): "null"}
+    return " or ".join(names.get(x, x.__name__) for x in types)
+
+
+def _is(value: Any, t: type | tuple[type, ...]) -> bool:
+    types = t if isinstance(t, tuple) else (t,)
+    if isinstance(value, bool) and bool not in types:
+        return False  # True is an int in Python, never in a study file
+    return isinstance(value, types)
+
+
+def _check_string_list(value: Any, where: str, errors: list[str]) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        errors.append(f"{where}: must be a list of strings")
+
+
+def _check_model_field(model: Any, name: str, value: Any, where: str, errors: list[str]) -> None:
+    """The column's own limits (length, integer range) as a study-file error instead of a database error."""
+    if value is None:
+        return
+    try:
+        model._meta.get_field(name).run_validators(value)
+    except ValidationError as exc:
+        errors.append(f"{where}: {' '.join(exc.messages)}")
+
+
+def _check_highlights(value: Any, text: str, where: str, errors: list[str]) -> None:
+    if not isinstance(value, list):
+        errors.append(f"{where}: must be a list of [start, end] pairs")
+        return
+    for k, span in enumerate(value):
+        ok = (isinstance(span, list) and len(span) == 2 and all(_is(x, int) for x in span))
+        if not ok:
+            errors.append(f"{where}[{k}]: must be a pair of integers [start, end]")
+        elif not 0 <= span[0] < span[1] <= len(text):
+            errors.append(f"{where}[{k}]: span {span} is outside the text (length {len(text)}) or empty")
+
+
+def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
+    """Validate a decoded study file (and optional separate items); raise StudyFileError listing every problem."""
+    errors: list[str] = []
+    if not isinstance(data, dict):
+        raise StudyFileError(["study file: must be a JSON object"])
+    items = list(items) if items is not None else None
+    unsafe = unsafe_values(data, items)
+    if unsafe:  # before any check reads the values, or a query carries them to the database
+        raise StudyFileError(unsafe)
+    for key in ("slug", "title", "protocol"):
+        if not isinstance(data.get(key), str) or not data.get(key, "").strip():
+            errors.append(f"{key}: required, a non-empty string")
+    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial"}
+    if unknown:
+        errors.append(f"study file: unknown field(s) {sorted(unknown)}")
+    slug = data.get("slug")
+    if isinstance(slug, str) and slug:
+        from studies.lifecycle.invariants import slug_error  # the one slug rule and message of every path (admin, copy)
+        problem = slug_error(slug)
+        if problem:
+            errors.append(f"slug: {problem}")
+        elif Study.objects.filter(slug=slug).exists():
+            errors.append(_existing_slug_error(slug))
+    protocol = data.get("protocol")
+    if isinstance(protocol, str) and protocol not in Protocol.values:
+        errors.append(f"protocol: {protocol!r} is not one of {', '.join(Protocol.values)}")
+    status = data.get("status", DEFAULT_IMPORT_STATUS)
+    if status not in Status.values:
+        errors.append(f"status: {status!r} is not one of {', '.join(Status.values)}")
+    settings = data.get("settings", {})
+    fields: dict[str, Any] = {"slug": slug, "title": data.get("title"), "protocol": protocol,
+                              "description": data.get("description", ""), "status": status}
+    if not isinstance(fields["description"], str):
+        errors.append("description: must be a string")
+    if not isinstance(settings, dict):
+        errors.append("settings: must be an object")
+        settings = {}
+    for key, value in settings.items():
+        if key not in SETTINGS_FIELDS:
+            errors.append(f"settings.{key}: unknown setting (known: {', '.join(sorted(SETTINGS_FIELDS))})")
+        elif not _is(value, SETTINGS_FIELDS[key]):
+            errors.append(f"settings.{key}: must be {_type_name(SETTINGS_FIELDS[key])}")
+        else:
+            fields[key] = value
+    if "options" in fields:
+        bad = [o for o in fields["options"] if o not in CHOICE_OPTIONS]
+        if bad:
+            errors.append(f"settings.options: unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}")
+    if "labels" in fields:
+        _check_string_list(fields["labels"], "settings.labels", errors)
+        if len(set(map(str, fields["labels"]))) != len(fields["labels"]):
+            errors.append("settings.labels: labels must be distinct")
+    if protocol == Protocol.JUDGMENT and not fields.get("labels"):
+        errors.append("settings.labels: a judgment study needs at least one label")
+    from studies.definition import taxonomy as tx
+    if "taxonomy" in fields:
+        errors.extend(tx.taxonomy_errors(fields["taxonomy"]))
+        if protocol != Protocol.MQM:
+            errors.append("settings.taxonomy: only an mqm study has error categories")
+        elif not tx.taxonomy_errors(fields["taxonomy"]):
+            fields["taxonomy"] = tx.normalise_taxonomy(fields["taxonomy"])
+    if "severities" in fields:
+        if protocol not in SPAN_PROTOCOLS:
+            errors.append("settings.severities: only span protocols (mqm, esa) have severities")
+        else:
+            errors.extend(tx.severities_errors(fields["severities"], protocol))
+    if "mqm_weights" in fields:
+        errors.extend(tx.weights_errors(fields["mqm_weights"]))
+    if "unit" in fields and fields["unit"] not in Unit.values:
+        errors.append(f"settings.unit: {fields['unit']!r} is not one of {', '.join(Unit.values)}")
+    if "redundancy" in fields and not REDUNDANCY_MIN <= fields["redundancy"] <= REDUNDANCY_MAX:
+        errors.append(f"settings.redundancy: must be between {REDUNDANCY_MIN} and {REDUNDANCY_MAX}")
+    if "spam_rate" in fields and not 0 <= fields["spam_rate"] <= 0.5:
+        errors.append("settings.spam_rate: must be between 0 and 0.5")
+    if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
+        errors.append("settings.auto_exclude_share: must be between 0 and 1")
+    if fields.get("pass_max_failed_share") is not None and not 0 <= fields["pass_max_failed_share"] <= 1:
+        errors.append("settings.pass_max_failed_share: must be between 0 and 1")
+    for key in ("source_language", "target_language", "instructions_language"):
+        problem = language_tag_error(fields.get(key, ""))
+        if problem:
+            errors.append(f"settings.{key}: {problem}")
+    problem = interface_language_error(fields.get("interface_language", ""))
+    if problem:
+        errors.append(f"settings.interface_language: {problem}")
+    if "auto_exclude_min_checks" in fields and not 1 <= fields["auto_exclude_min_checks"] <= 1000:
+        errors.append("settings.auto_exclude_min_checks: must be between 1 and 1000")
+    for key, value in fields.items():
+        if key not in ("slug", "protocol", "status", "options", "labels", "taxonomy", "severities", "mqm_weights") \
+                and isinstance(value, (str, int)):
+            _check_model_field(Study, key, value, key if key in data else f"settings.{key}", errors)
+
+    raw_items = list(items) if items is not None else data.get("items")
+    if raw_items is None or not isinstance(raw_items, list) or not raw_items:
+        errors.append("items: required, a non-empty list (or pass --items FILE.jsonl)")
+        raw_items = []
+    seen: set[str] = set()
+    parsed_items = []
+    for index, raw in enumerate(raw_items):
+        parsed = _parse_item(raw, index, protocol, seen, errors)
+        if parsed is not None:
+            parsed_items.append(parsed)
+    if "tutorial" in data and protocol in Protocol.values:
+        from studies.importing.tutorial import settings_study, tutorial_errors_and_items
+        tutorial_errors, fields["tutorial"] = tutorial_errors_and_items(data["tutorial"], settings_study(protocol, fields))
+        errors.extend(tutorial_errors)
+    if errors:
+        raise StudyFileError(errors)
+    return ParsedStudy(fields=fields, items=parsed_items)
+
+
+def unsafe_values(data: Any, items: list[Any] | None = None) -> list[str]:
+    """Each NUL character, lone surrogate, NaN or Infinity in a decoded study file (and items), named by field.
+
+    None is ever part of a real study: PostgreSQL refuses NUL and lone surrogates with a traceback and
+    stores NaN in a float column, SQLite stores them all, and a page showing them fails (config/safetext.py).
+    """
+    found = [f"{field}: {problem}" for field, problem, _ in json_problems(data)]
+    if items is not None:
+        found += [f"{field}: {problem}" for field, problem, _ in json_problems(items, "items")]
+    return found[:MAX_LISTED_ERRORS]
+
+
+def _existing_slug_error(slug: str) -> str:
+    """An import never changes a stored study; say why, and the way out when it already has judgments."""
+    from studies.lifecycle.invariants import COPY_HINT, study_has_judgments
+
+    study = Study.objects.get(slug=slug)
+    if study_has_judgments(study=study):
+        return (f"slug: study {slug!r} already exists and has judgments: an import never replaces it, and its "
+                f"protocol, options, labels, ties, unit and candidates can no longer change. {COPY_HINT} "
+                "Or import this file under a new slug.")
+    return f"slug: a study {slug!r} already exists (an import never replaces a study: choose another slug)"
+
+
+def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: list[str]) -> dict | None:
+    if not isinstance(raw, dict):
+        errors.append(f"items[{index}]: must be an object")
+        return None
+    ext = raw.get("id")
+    if isinstance(ext, int) and not isinstance(ext, bool):
+        ext = str(ext)
+    if not isinstance(ext, str) or not ext.strip():
+        errors.append(f"items[{index}].id: required, a non-empty string")
+        ext = f"#{index}"
+        where = f"items[{index}]"
+    else:
+        where = f"item {ext}"
+        if ext in seen:
+            errors.append(f"{where}.id: duplicate id")
+        seen.add(ext)
+        if len(ext) > EXTERNAL_ID_MAX_LENGTH:
+            errors.append(f"{where}.id: at most {EXTERNAL_ID_MAX_LENGTH} characters ({len(ext)} given)")
+        if ext.endswith(SPAM_SUFFIX):
+            errors.append(f"{where}.id: ids ending in {SPAM_SUFFIX!r} are reserved for generated spam items")
+    unknown = set(raw) - ITEM_FIELDS
+    if unknown:
+        errors.append(f"{where}: unknown field(s) {sorted(unknown)}")
+    for key in ("source_context", "target_context"):
+        if key in raw:
+            _check_string_list(raw[key], f"{where}.{key}", errors)
+        _check_context_languages(raw, key, where, errors)
+    for key in ("source", "phenomenon", "document_id"):
+        if key in raw and not isinstance(raw[key], (str, type(None))):
+            errors.append(f"{where}.{key}: must be a string")
+    if "position" in raw and not _is(raw["position"], int):
+        errors.append(f"{where}.position: must be an integer")
+    elif "position" in raw and not -2**31 <= raw["position"] < 2**31:
+        errors.append(f"{where}.position: must be between {-2**31} and {2**31 - 1}")  # the column on every backend
+    for key in ("document_id", "phenomenon"):
+        if isinstance(raw.get(key), str):
+            _check_model_field(Item, key, raw[key], f"{where}.{key}", errors)
+    if "metadata" in raw and not isinstance(raw["metadata"], dict):
+        errors.append(f"{where}.metadata: must be an object")
+    languages: dict[str, str] = {}
+    for key in ITEM_LANGUAGE_FIELDS:
+        value = raw.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            errors.append(f"{where}.{key}: must be a string (a BCP 47 tag such as en, fr, zh-Hans, ar)")
+            continue
+        problem = language_tag_error(value.strip())
+        if problem:
+            errors.append(f"{where}.{key}: {problem}")
+        else:
+            languages[key] = value.strip()
+    source_sentences = None
+    if "source_sentences" in raw:
+        source_sentences = check_sentences(raw["source_sentences"], raw.get("source"), f"{where}.source_sentences",
+                                           "source", errors)
+    cands = raw.get("candidates")
+    if not isinstance(cands, list) or not cands:
+        errors.append(f"{where}.candidates: required, a non-empty list")
+        cands = []
+    minimum = 1 if protocol in (Protocol.JUDGMENT, *SPAN_PROTOCOLS) else 2
+    if cands and len(cands) < minimum:
+        errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
+    systems: set[str] = set()
+    parsed_cands = []
+    cand_sentences: list[tuple[int, list[str] | None]] = []
+    for k, cand in enumerate(cands):
+        cw = f"{where}.candidates[{k}]"
+        if not isinstance(cand, dict):
+            errors.append(f"{cw}: must be an object")
+            continue
+        unknown = set(cand) - CANDIDATE_FIELDS
+        if unknown:
+            errors.append(f"{cw}: unknown field(s) {sorted(unknown)}")
+        system, text = cand.get("system"), cand.get("text")
+        if not isinstance(system, str) or not system.strip():
+            errors.append(f"{cw}.system: required, a non-empty string")
+        elif system in systems:
+            errors.append(f"{cw}.system: duplicate system {system!r} in this item")
+        else:
+            systems.add(system)
+            _check_model_field(Candidate, "system", system, f"{cw}.system", errors)
+        sentences = None
+        if "sentences" in cand:
+            sentences = check_sentences(cand["sentences"], text, f"{cw}.sentences", "text", errors)
+            cand_sentences.append((k, sentences))
+            if sentences is not None and (text is None or text == ""):
+                text = "\n".join(sentences)  # text may be omitted when the sentences are given
+        if not isinstance(text, str) or not text.strip():
+            errors.append(f"{cw}.text: required, a non-empty string (or give sentences)")
+            text = ""
+        if "is_reference" in cand and not isinstance(cand["is_reference"], bool):
+            errors.append(f"{cw}.is_reference: must be true or false")
+        _check_highlights(cand.get("highlights", []), text, f"{cw}.highlights", errors)
+        parsed_cands.append({"system": system, "text": text, "sentences": sentences or [],
+                             "is_reference": cand.get("is_reference") is True,
+                             "highlights": cand.get("highlights", []), "position": k})
+    check_alignment(source_sentences, cand_sentences, where, errors)
+    source = raw.get("source") or ("\n".join(source_sentences) if source_sentences else "")
+    return {
+        "external_id": ext, "document_id": raw.get("document_id") or "", "position": raw.get("position", 0),
+        "phenomenon": raw.get("phenomenon") or "", "source_context": raw.get("source_context", []),
+        "source": source, "source_sentences": source_sentences or [],
+        "target_context": raw.get("target_context", []),
+        "context_languages": {key: [tag.strip() for tag in raw[f"{key}_languages"]]
+                              for key in ("source_context", "target_context") if raw.get(f"{key}_languages")},
+        "metadata": raw.get("metadata", {}), "candidates": parsed_cands,
+        "source_language": languages.get("source_language", ""),
+        "target_language": languages.get("target_language", ""),
+    }
+
+
+def read_items_file(name: str, content: str) -> list[Any]:
+    """Items from JSON Lines (one item a line) or CSV (one candidate a row).
+
+    CSV columns: id, document_id, position, phenomenon, source, source_context,
+    target_context, source_sentences and sentences (sentences separated by ' ||| '),
+    system, text, is_reference, highlights (JSON list), source_language, target_language.
+    Rows with the same id form one item.
+    """
+    if name.lower().endswith(".csv"):
+        return _read_items_csv(content)
+    items, errors = [], []
+    for lineno, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json_loads_limited(line))
+        except JSONTooDeep as exc:
+            errors.append(f"line {lineno}, column {exc.column}: {exc.reason}")
+        except json.JSONDecodeError as exc:
+            errors.append(f"line {lineno}: not valid JSON ({exc.msg})")
+    if errors:
+        raise StudyFileError(errors)
+    return items
+
+
+def _read_items_csv(content: str) -> list[Any]:
+    reader = csv.DictReader(io.StringIO(content))
+    required = {"id", "system", "text"}
+    missing = required - set(reader.fieldnames or [])
+    if missing:
+        raise StudyFileError([f"CSV header: missing column(s) {sorted(missing)}"])
+    items: dict[str, dict] = {}
+    errors: list[str] = []
+    width = len(reader.fieldnames or [])
+    for lineno, row in enumerate(reader, start=2):
+        if None in row or None in row.values():  # DictReader's marks of a row longer or shorter than the header
+            errors.append(f"line {lineno}: {width} columns expected, like the header")
+            continue
+        ext = row["id"].strip()
+        item = items.setdefault(ext, {"id": ext, "candidates": []})
+        for key in ("document_id", "phenomenon", "source", *ITEM_LANGUAGE_FIELDS):
+            if row.get(key):
+                item[key] = row[key]
+        if row.get("position"):
+            try:
+                item["position"] = int(row["position"])
+            except ValueError:
+                errors.append(f"line {lineno}: position: must be an integer")
+        for key in ("source_context", "target_context", "source_sentences"):
+            if row.get(key):
+                item[key] = [s.strip() for s in row[key].split("|||")]
+        cand: dict[str, Any] = {"system": row["system"], "text": row["text"]}
+        if row.get("sentences"):
+            cand["sentences"] = [s.strip() for s in row["sentences"].split("|||")]
+        flag = (row.get("is_reference") or "").strip().lower()
+        if flag not in {"", "0", "1", "true", "false", "yes", "no"}:
+            errors.append(f"line {lineno}: is_reference: must be true or false")
+        cand["is_reference"] = flag in {"1", "true", "yes"}
+        if row.get("highlights"):
+            try:
+                cand["highlights"] = json.loads(row["highlights"])
+            except json.JSONDecodeError:
+                errors.append(f"line {lineno}: highlights: must be a JSON list of [start, end] pairs")
+        item["candidates"].append(cand)
+    if errors:
+        raise StudyFileError(errors)
+    return list(items.values())
+
+
+def unsaved_study(parsed: ParsedStudy) -> Study:
+    """The Study of validated fields, not saved; an absent setting takes its default (the nullable ones stay None)."""
+    return Study(**{k: v for k, v in parsed.fields.items()
+                    if v is not None or k in ("items_per_annotator", "auto_exclude_share")})
+
+
+@transaction.atomic
+def study_create(*, parsed: ParsedStudy) -> Study:
+    """Store a validated study with its items and candidates, then its spam items."""
+    study = unsaved_study(parsed)
+    try:
+        study.full_clean()
+    except ValidationError as exc:  # parse_study checks these first; never a traceback for a study file
+        raise StudyFileError([f"{name}: {' '.join(messages)}" for name, messages in exc.message_dict.items()]) from None
+    study.save()
+    items_create(study=study, items=parsed.items)
+    spam_items_create(study=study)
+    return study
+
+
+def _check_context_languages(raw: dict[str, Any], key: str, where: str, errors: list[str]) -> None:
+    """``<key>_languages``: one BCP 47 tag ("" = the side's language) per sentence of ``key``."""
+    field_name = f"{key}_languages"
+    tags = raw.get(field_name)
+    if tags is None:
+        return
+    given = raw.get(key)
+    context: list[Any] = given if isinstance(given, list) else []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        errors.append(f"{where}.{field_name}: must be a list of language tags (BCP 47, \"\" for the side's language)")
+    elif len(tags) != len(context):
+        errors.append(f"{where}.{field_name}: {len(tags)} tag(s) for {len(context)} sentence(s) of {key}")
+    else:
+        for n, tag in enumerate(tags):
+            problem = language_tag_error(tag.strip()) if tag.strip() else ""
+            if problem:
+                errors.append(f"{where}.{field_name}[{n}]: {problem}")
+
+
+def items_create(*, study: Study, items: list[dict[str, Any]]) -> list[Item]:
+    objs = []
+    docs = [data["document_id"] or f"item:{data['external_id']}" for data in items]
+    index = document_indexes(seed=study.seed, documents=docs)
+    for data, doc in zip(items, docs):
+        objs.append(Item(study=study, external_id=data["external_id"], document_id=data["document_id"],
+                         position=data["position"], phenomenon=data["phenomenon"],
+                         source_context=data["source_context"], source=data["source"],
+                         source_sentences=data.get("source_sentences", []),
+                         target_context=data["target_context"], metadata=data["metadata"],
+                         context_languages=data.get("context_languages", {}),
+                         source_language=data.get("source_language", ""),
+                         target_language=data.get("target_language", ""),
+                         order_key=document_order_key(study.seed, doc), doc_index=index[doc]))
+    study.n_documents, study.n_open_items, study.n_real_items = len(index), len(objs), len(objs)
+    Study.objects.filter(pk=study.pk).update(n_documents=study.n_documents, n_open_items=study.n_open_items,
+                                             n_real_items=study.n_real_items)
+    created = Item.objects.bulk_create(objs, batch_size=2000)
+    if any(o.pk is None for o in created):  # backends that do not return pks from bulk_create
+        created = list(Item.objects.filter(study=study, is_spam=False).order_by("pk"))
+    by_ext = {o.external_id: o for o in created}
+    cands = [Candidate(item=by_ext[data["external_id"]], **c) for data in items for c in data["candidates"]]
+    Candidate.objects.bulk_create(cands, batch_size=5000)
+    return created
+
+
+def study_import(*, data: Any, items: Iterable[Any] | None = None, status: str | None = None) -> Study:
+    """Validate then store; raises StudyFileError (nothing stored) on any problem.
+
+    ``status`` (e.g. the command's ``--open``) overrides the file's ``status``
+    (whose default is draft).
+    """
+    parsed = parse_study(data, items)
+    if status is not None:
+        parsed.fields["status"] = status
+    return study_create(parsed=parsed)
