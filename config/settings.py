@@ -92,6 +92,13 @@ INSTALLED_APPS = [
     "annotation",
     "evaluators",
     "research",
+    # The annotation protocols: one app each registers its spec (docs/architecture.md, "How to add a protocol").
+    "protocols",
+    "protocols.ranking",
+    "protocols.choice",
+    "protocols.judgment",
+    "protocols.mqm",
+    "protocols.esa",
 ]
 
 MIDDLEWARE = [

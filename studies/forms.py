@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.urls import reverse
 from django.utils.html import format_html
 
+from protocols import registry
 from studies.importing.study_file import REDUNDANCY_MAX, REDUNDANCY_MIN, StudyFileError, read_items_file
 from studies.lifecycle.invariants import candidate_change_errors, item_change_errors, study_change_errors
 from studies.models import CHOICE_OPTIONS, LOCKED_CODE, Candidate, Item, Study
@@ -104,6 +105,8 @@ def labels_errors(labels: list[str]) -> list[str]:
 class StudyAdminForm(forms.ModelForm):
     """The study's admin form: options and labels as lists, and the running-study invariants with a way out."""
 
+    protocol = forms.ChoiceField(choices=registry.choices, initial="ranking",
+                                 help_text="How annotators answer: a registered protocol (manage.py protocols).")
     options = LineListField(help_text="Choice: extra answers besides the candidates, one per line or comma "
                                       f"separated, from: {', '.join(CHOICE_OPTIONS)}.")
     labels = LineListField(help_text="Judgment: the labels an annotator may give, one per line "

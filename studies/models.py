@@ -1,19 +1,24 @@
 """What a study is: Study, Item, Candidate.
 
-One model serves every protocol (ranking, choice, judgment); protocol-specific
-behaviour is driven by the typed settings fields on Study, never by free-form
-strings or one model per task type.
+One model serves every protocol; what differs between protocols lives in the
+protocol's registered spec (``Study.spec``, protocols/), configured by the typed
+settings fields on Study, never by one model per task type.
 """
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
+from protocols import registry
+from protocols.registry import protocol_for, validate_protocol_name
 from studies.definition.languages import validate_language_tag
+
+if TYPE_CHECKING:
+    from protocols.spec import ProtocolSpec
 
 
 def opaque_id() -> str:
@@ -64,8 +69,9 @@ class Study(models.Model):
                                     help_text="Title shown to annotators (blank: a neutral \"Translation study\" in their language). "
                                               "Keep the design out of it: no system names, no 'reference vs MT'.")
     description = models.TextField(blank=True, help_text="Researcher-facing notes (data origin, design caveats).")
-    protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.RANKING,
-                                help_text="How annotators answer.")
+    # The registered protocols (protocols/registry.py) are the choices: a protocol app adds one without a migration.
+    protocol = models.CharField(max_length=16, default="ranking", validators=[validate_protocol_name],
+                                help_text="How annotators answer: a registered protocol (manage.py protocols).")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN,
                               help_text="Draft: only the staff preview works; pilot: only pilot annotators get work; "
                                         "open: everyone invited; closed: no new work.")
@@ -198,17 +204,14 @@ class Study(models.Model):
         bad = [o for o in (self.options or []) if o not in CHOICE_OPTIONS]
         if bad:
             errors["options"] = [f"Unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}."]
-        if self.protocol == Protocol.JUDGMENT and not self.labels:
-            errors["labels"] = ["A judgment study needs at least one label."]
+        if self.protocol in registry.names():
+            for field, problems in protocol_for(self).study_errors(self).items():
+                errors.setdefault(field, []).extend(problems)
         from studies.definition import taxonomy as tx
         if self.taxonomy:
             problems = tx.taxonomy_errors(self.taxonomy, "taxonomy")
             if problems:
                 errors["taxonomy"] = problems
-        if self.severities and self.protocol in SPAN_PROTOCOLS:
-            problems = tx.severities_errors(self.severities, self.protocol, "severities")
-            if problems:
-                errors["severities"] = problems
         if self.mqm_weights:
             problems = tx.weights_errors(self.mqm_weights, "mqm_weights")
             if problems:
@@ -236,33 +239,31 @@ class Study(models.Model):
             raise ValidationError(errors)
 
     @property
+    def spec(self) -> ProtocolSpec:
+        """The study's protocol as registered (protocols/spec.py): what differs between protocols."""
+        return protocol_for(self)
+
+    @property
     def is_span_protocol(self) -> bool:
-        return self.protocol in SPAN_PROTOCOLS
+        """Answers are per-candidate annotations: error spans and/or a 0–100 score (MQM, ESA, DA)."""
+        return self.spec.per_candidate_annotations
 
     @property
     def uses_spans(self) -> bool:
-        """Annotators mark error spans: MQM always, ESA unless it is DA (``esa_spans`` off)."""
-        return self.protocol == Protocol.MQM or (self.protocol == Protocol.ESA and self.esa_spans)
+        """Annotators mark error spans (MQM; ESA unless it is DA, ``esa_spans`` off)."""
+        return self.spec.uses_spans(self)
 
     @property
     def uses_score(self) -> bool:
         """Annotators give a 0–100 score per candidate (ESA and DA)."""
-        return self.protocol == Protocol.ESA
+        return self.spec.uses_score(self)
 
     def effective_taxonomy(self) -> list[dict[str, Any]]:
-        """The categories annotators choose from (MQM only; ESA spans have none)."""
-        from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY, normalise_taxonomy
-        if self.protocol != Protocol.MQM:
-            return []
-        return normalise_taxonomy(self.taxonomy) if self.taxonomy else DEFAULT_MQM_TAXONOMY
+        """The categories annotators choose from ([] where spans carry no category, as in ESA)."""
+        return self.spec.taxonomy(self)
 
     def effective_severities(self) -> list[str]:
-        from studies.definition.taxonomy import ESA_SEVERITIES, MQM_SEVERITIES
-        if self.protocol == Protocol.ESA:
-            return list(self.severities or ESA_SEVERITIES)
-        if self.protocol == Protocol.MQM:
-            return list(self.severities or MQM_SEVERITIES)
-        return []
+        return self.spec.severities(self)
 
     def wording_language(self) -> str:
         """The BCP 47 tag of the study's own wording: ``instructions_language``, else the interface language, else en."""

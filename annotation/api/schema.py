@@ -8,8 +8,7 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
-#: One of these fields carries the answer (which one depends on the study's protocol).
-ANSWER_FIELDS = ("ranks", "choice", "label", "labels", "annotations")
+from protocols.registry import registered
 
 
 class AnnotatorTokenScheme(OpenApiAuthenticationExtension):
@@ -22,11 +21,18 @@ class AnnotatorTokenScheme(OpenApiAuthenticationExtension):
 
 
 def judgment_in_requires_an_answer(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """Postprocessing hook: JudgmentIn must carry at least one answer field (INTERFACES.md)."""
+    """Postprocessing hook: JudgmentIn is the answer body of one of the registered protocols (INTERFACES.md)."""
     schemas = result.get("components", {}).get("schemas", {})
     schema = schemas.get("JudgmentIn")
     if schema is not None:
-        schema["anyOf"] = [{"required": [name]} for name in ANSWER_FIELDS]
+        # Each protocol's answer fields (manage.py protocols --json): a plug-in's own fields join the body.
+        properties = schema.setdefault("properties", {})
+        required: list[list[str]] = []
+        for spec in registered():
+            for name, part in spec.answer_schema.get("properties", {}).items():
+                properties.setdefault(name, part)
+            required += [[name] for name in spec.answer_fields if [name] not in required]
+        schema["anyOf"] = [{"required": names} for names in required]
     skip = schemas.get("SkipIn")
     if skip is not None:
         # The skip view names any other field as a 400 (annotation.handout.skips.skip_reason_validate): say so.

@@ -8,12 +8,23 @@ Some field names (source, context, label, errors) are also attributes of DRF's
 metaclass moves declared fields off the class, so nothing is shadowed at run
 time: those lines carry a targeted ``type: ignore[assignment]``.
 """
+from typing import Any
+
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from annotation.handout.skips import REASON_MAX_LENGTH
+from protocols import registry
 from studies.definition import taxonomy as tx
 
+
+
+class ProtocolField(serializers.ChoiceField):
+    """A registered protocol's name. DRF copies declared fields per serializer by calling ``__init__``
+    again, so the choices are read from the registry when a serializer is built, not at import."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=registry.names(), **kwargs)
 
 class CandidateOut(serializers.Serializer):
     id = serializers.CharField(help_text="Opaque candidate id.")
@@ -96,7 +107,7 @@ class AssignmentOut(serializers.Serializer):
     item_key = serializers.CharField(
         help_text="Opaque, stable key of the item: the same for every annotator and every request, "
                   "unrelated to any database id, external id or system name (annotation/items/item_keys.py).")
-    protocol = serializers.ChoiceField(choices=["ranking", "choice", "judgment", "mqm", "esa"])
+    protocol = ProtocolField()
     unit = serializers.ChoiceField(choices=["sentence", "document"])
     question = serializers.CharField()
     allow_ties = serializers.BooleanField()

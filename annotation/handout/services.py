@@ -24,7 +24,7 @@ from annotation.handout import slots
 
 from annotation.handout import statements
 from annotation.handout.answers import (  # noqa: F401 (callers use services.X for the whole judging API)
-    ANSWER_FIELDS, TIME_FIELDS, JudgmentError, client_time, judgment_validate)
+    TIME_FIELDS, JudgmentError, client_time, judgment_validate)
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 
 

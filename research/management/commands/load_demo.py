@@ -67,7 +67,7 @@ class Command(BaseCommand):
             n_real = study.items.filter(is_spam=False).count()
             n_spam = study.items.filter(is_spam=True).count()
             self.stdout.write(f"\nStudy {slug} ({state}): {n_real} items + {n_spam} spam items, "
-                              f"{study.get_protocol_display()}")
+                              f"{study.spec.label}")
             self.stdout.write(f"  page:  {base}{reverse('studies:detail', args=[slug])}")
             if state == "created":  # the blinding lint as annotators will see the texts (docs/protocols/blinding.md)
                 parsed = parse_study({**data, "slug": f"{slug}-lint"})  # its own slug is taken now

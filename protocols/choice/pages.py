@@ -1,0 +1,8 @@
+"""The choice protocol: what the annotator's pages and the API show for an item of the protocol (annotation.pages, annotation.items)."""
+from __future__ import annotations
+
+from protocols.parts.pages import PagesRules
+
+
+class ChoicePages(PagesRules):
+    pass

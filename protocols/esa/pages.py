@@ -1,0 +1,8 @@
+"""The esa protocol: what the annotator's pages and the API show for an item of the protocol (annotation.pages, annotation.items)."""
+from __future__ import annotations
+
+from protocols.parts.pages import PagesRules
+
+
+class EsaPages(PagesRules):
+    pass

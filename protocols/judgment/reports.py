@@ -1,0 +1,8 @@
+"""The judgment protocol: how the protocol's answers become ratings for agreement and scores for rankings, and what the reports and methods text say (evaluators.reports, research)."""
+from __future__ import annotations
+
+from protocols.parts.reports import ReportsRules
+
+
+class JudgmentReports(ReportsRules):
+    pass

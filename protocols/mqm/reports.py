@@ -1,0 +1,8 @@
+"""The mqm protocol: how the protocol's answers become ratings for agreement and scores for rankings, and what the reports and methods text say (evaluators.reports, research)."""
+from __future__ import annotations
+
+from protocols.parts.reports import ReportsRules
+
+
+class MqmReports(ReportsRules):
+    pass

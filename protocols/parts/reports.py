@@ -1,0 +1,8 @@
+"""How the protocol's answers become ratings for agreement and scores for rankings, and what the reports and methods text say (evaluators.reports, research)."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ReportsRules:
+    name: ClassVar[str] = ""

@@ -1,0 +1,8 @@
+"""What the span protocols share: how judgments of the protocol are written out (export_judgments) and read in (import_judgments)."""
+from __future__ import annotations
+
+from protocols.parts.transfer import TransferRules
+
+
+class SpanTransfer(TransferRules):
+    pass

@@ -1,0 +1,72 @@
+"""What a protocol is: everything that differs between the ways annotators answer.
+
+A protocol app subclasses :class:`ProtocolSpec`, fills in what its protocol
+does differently, and registers one instance (``protocols.registry.register``)
+in its ``AppConfig.ready()``. The defaults here are those of a protocol with
+one answer per item and no spans or scores; each method says who calls it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from protocols.parts.pages import PagesRules
+from protocols.parts.quality import QualityRules
+from protocols.parts.reports import ReportsRules
+from protocols.parts.transfer import TransferRules
+
+if TYPE_CHECKING:
+    from studies.models import Candidate, Study
+
+
+class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
+    #: The name stored in ``Study.protocol`` and written in study files.
+    name: ClassVar[str] = ""
+    #: One line for forms, the admin and ``manage.py protocols``.
+    label: ClassVar[str] = ""
+    #: The top-level fields of an answer (the annotation API's ``POST`` body, besides client times).
+    answer_fields: ClassVar[tuple[str, ...]] = ()
+    #: The JSON Schema of an answer body (``manage.py protocols --json``, docs/annotation-api.md).
+    answer_schema: ClassVar[dict[str, Any]] = {}
+    #: The JSON Schema of the protocol's own settings in a study file (docs/study-file.md).
+    settings_schema: ClassVar[dict[str, Any]] = {}
+    #: Answers are per-candidate annotations (error spans and/or a 0-100 score), as in MQM, ESA and DA.
+    per_candidate_annotations: ClassVar[bool] = False
+
+    # --- what a study of this protocol is (studies.models.Study) ---------------------------------
+
+    def uses_spans(self, study: Study) -> bool:
+        """Annotators mark error spans."""
+        return False
+
+    def uses_score(self, study: Study) -> bool:
+        """Annotators give each candidate a 0-100 score."""
+        return False
+
+    def taxonomy(self, study: Study) -> list[dict[str, Any]]:
+        """The error categories annotators choose from ([] when spans carry no category)."""
+        return []
+
+    def severities(self, study: Study) -> list[str]:
+        """The severities a span may have ([] when the protocol has no spans)."""
+        return []
+
+    def study_errors(self, study: Study) -> dict[str, list[str]]:
+        """Problems of a study's settings for this protocol (``Study.clean``), by field."""
+        return {}
+
+    # --- answers (annotation.handout.answers.judgment_validate) ------------------------------------
+
+    def validate_answer(self, study: Study, *, item_source: str, candidates: dict[str, Candidate],
+                        payload: dict[str, Any], errors: dict[str, list[str]]) -> dict[str, Any] | None:
+        """The stored form of an answer, or None with the problems added to ``errors`` by field.
+
+        ``candidates`` maps the public ids the annotator saw to the item's candidates;
+        ``payload`` holds at least one of :attr:`answer_fields`.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not check answers")
+
+    def describe(self) -> dict[str, Any]:
+        """What ``manage.py protocols --json`` prints for this protocol."""
+        return {"name": self.name, "label": self.label, "answer_fields": list(self.answer_fields),
+                "per_candidate_annotations": self.per_candidate_annotations,
+                "settings_schema": self.settings_schema, "answer_schema": self.answer_schema}
