@@ -62,3 +62,20 @@ def test_import_contracts_hold() -> None:
     done = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+@pytest.mark.parametrize("app", ["studies", "annotation"])
+def test_apps_are_rooms_of_sub_packages_not_flat_lists(app: str) -> None:
+    """At most 20 top-level modules: the rest sits in sub-packages named by concern (docs/architecture.md)."""
+    modules = sorted(p.name for p in (ROOT / app).glob("*.py"))
+    assert len(modules) <= 20, modules
+    packages = sorted(p.parent.name for p in (ROOT / app).glob("*/__init__.py")
+                      if p.parent.name not in ("migrations", "management"))
+    assert len(packages) >= 5, packages
+
+
+def test_the_readers_and_writers_of_other_tools_formats_import_no_django_and_no_app() -> None:
+    offending = sorted(f"{p.relative_to(ROOT)} imports {name}" for p in (ROOT / "formats").rglob("*.py")
+                       for name in _imports(p)
+                       if name.split(".")[0] in {"django", "rest_framework", "config", *LAYERS})
+    assert offending == []
