@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import jsonschema
+
 from protocols.parts.pages import PagesRules
 from protocols.parts.quality import QualityRules
 from protocols.parts.reports import ReportsRules
@@ -53,6 +55,31 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
     def study_errors(self, study: Study) -> dict[str, list[str]]:
         """Problems of a study's settings for this protocol (``Study.clean``), by field."""
         return {}
+
+    def settings_errors(self, values: Any) -> list[str]:
+        """Problems of ``Study.protocol_settings`` against :attr:`settings_schema`, each naming its setting.
+
+        A protocol without settings of its own takes an empty object.
+        """
+        schema = self.settings_schema or {"type": "object", "maxProperties": 0}
+        validator = jsonschema.Draft202012Validator(schema)
+        problems = []
+        for error in sorted(validator.iter_errors(values), key=lambda e: list(e.absolute_path)):
+            where = ".".join(str(p) for p in error.absolute_path)
+            if error.validator == "maxProperties" and not self.settings_schema:
+                problems.append(f"the {self.name} protocol has no settings of its own (got {', '.join(sorted(values))}).")
+            elif error.validator == "additionalProperties":
+                known = ", ".join(sorted(schema.get("properties", {}))) or "none"
+                problems.append(f"{error.message} (settings of {self.name}: {known}).")
+            else:
+                problems.append(f"{where + ': ' if where else ''}{error.message}")
+        return problems
+
+    def setting(self, study: Study, name: str) -> Any:
+        """A setting of :attr:`settings_schema` for a study: its stored value, else the schema's default."""
+        if name in (study.protocol_settings or {}):
+            return study.protocol_settings[name]
+        return self.settings_schema.get("properties", {}).get(name, {}).get("default")
 
     # --- answers (annotation.handout.answers.judgment_validate) ------------------------------------
 

@@ -101,6 +101,10 @@ class Study(models.Model):
         default=dict, blank=True,
         help_text="MQM: weights overriding the WMT/Google scheme (minor 1, major 5, critical 25, neutral 0, "
                   "non_translation 25, minor_punctuation 0.1).")
+    protocol_settings = models.JSONField(
+        default=dict, blank=True,
+        help_text="The settings a protocol plug-in defines for itself (its settings schema: manage.py protocols --json); "
+                  "the typed fields above are the built-in protocols' settings.")
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="Distinct annotators who judge each item.")
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
@@ -205,8 +209,12 @@ class Study(models.Model):
         if bad:
             errors["options"] = [f"Unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}."]
         if self.protocol in registry.names():
-            for field, problems in protocol_for(self).study_errors(self).items():
+            spec = protocol_for(self)
+            for field, problems in spec.study_errors(self).items():
                 errors.setdefault(field, []).extend(problems)
+            problems = spec.settings_errors(self.protocol_settings)
+            if problems:
+                errors["protocol_settings"] = problems
         from studies.definition import taxonomy as tx
         if self.taxonomy:
             problems = tx.taxonomy_errors(self.taxonomy, "taxonomy")

@@ -106,3 +106,12 @@ def test_no_app_imports_a_protocol_plug_in_directly():
                 offenders += [f"{path.relative_to(ROOT)}: {m}" for m in modules
                               if m not in shared and not m.startswith("protocols.parts")]
     assert offenders == []
+
+
+def test_protocol_settings_are_checked_against_the_protocols_schema():
+    study = Study(slug="x", title="x", protocol="ranking", protocol_settings={"colour": "red"})
+    with pytest.raises(ValidationError) as refused:
+        study.full_clean(exclude=["slug"])
+    assert refused.value.message_dict["protocol_settings"] == [
+        "the ranking protocol has no settings of its own (got colour)."]
+    Study(slug="x", title="x", protocol="ranking", protocol_settings={}).full_clean(exclude=["slug"])
