@@ -15,7 +15,9 @@ from django.db import models, transaction
 
 from protocols import registry
 from protocols.registry import protocol_for, validate_protocol_name
-from studies.definition.languages import validate_language_tag
+from studies.definition import taxonomy as tx
+from studies.definition.languages import html_lang, interface_language_error, language_tag_error, validate_language_tag
+from studies.definition.tutorial_shape import tutorial_model_errors
 
 if TYPE_CHECKING:
     from protocols.spec import ProtocolSpec
@@ -215,7 +217,6 @@ class Study(models.Model):
             problems = spec.settings_errors(self.protocol_settings)
             if problems:
                 errors["protocol_settings"] = problems
-        from studies.definition import taxonomy as tx
         if self.taxonomy:
             problems = tx.taxonomy_errors(self.taxonomy, "taxonomy")
             if problems:
@@ -225,7 +226,6 @@ class Study(models.Model):
             if problems:
                 errors["mqm_weights"] = problems
         if self.tutorial:
-            from studies.definition.tutorial_shape import tutorial_model_errors
             problems = tutorial_model_errors(self.tutorial)
             if problems:
                 errors["tutorial"] = problems
@@ -235,7 +235,6 @@ class Study(models.Model):
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
             errors["redundancy"] = ["Must be at least 1."]
-        from studies.definition.languages import interface_language_error, language_tag_error
         for name in ("source_language", "target_language", "instructions_language"):
             problem = language_tag_error(getattr(self, name))
             if problem:
@@ -275,7 +274,6 @@ class Study(models.Model):
 
     def wording_language(self) -> str:
         """The BCP 47 tag of the study's own wording: ``instructions_language``, else the interface language, else en."""
-        from studies.definition.languages import html_lang
         return self.instructions_language or (html_lang(self.interface_language) if self.interface_language else "en")
 
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.management.base import CommandError
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
+from studies.access.audit import audit
 from studies.cli import text_argument
 from studies.models import Role, Study, StudyMembership
 
@@ -130,7 +133,6 @@ def members_of(study: Study) -> list[dict[str, Any]]:
 
 def study_created_by(study: Study, user: Any, *, how: str, **details: Any) -> Study:
     """Make the creator (a logged-in or ``--user`` user) the study's owner and record the import in the audit log."""
-    from studies.access.audit import audit
 
     if _authenticated(user) and study.owner_id is None:
         Study.objects.filter(pk=study.pk).update(owner=user)
@@ -145,10 +147,7 @@ def membership_set(*, study: Study, username: str, role: str, by: Any = None, vi
     ValidationError naming the field: an unknown user or role, or the owner (always a manager, not a member row).
     Returns a sentence saying what changed.
     """
-    from django.contrib.auth import get_user_model
-    from django.core.exceptions import ValidationError
 
-    from studies.access.audit import audit
 
     username = username.strip()
     if role != "remove" and role not in (*ROLE_ORDER, OWNER):
@@ -188,7 +187,6 @@ def membership_set(*, study: Study, username: str, role: str, by: Any = None, vi
 
 def _owner_set(*, study: Study, user: Any, by: Any, via: str) -> str:
     """Make ``user`` the study's owner (a superuser's decision; a member row of theirs gives way to it)."""
-    from studies.access.audit import audit
 
     before = study.owner.get_username() if study.owner is not None else ""
     StudyMembership.objects.filter(study=study, user=user).delete()
@@ -206,8 +204,6 @@ USER_OPTION_HELP = ("Act as this user: the command refuses a study the user has 
 
 def command_user(username: str | None) -> Any:
     """The ``--user`` of a management command: None without it (the administrator), else an active user."""
-    from django.contrib.auth import get_user_model
-    from django.core.management.base import CommandError
 
     if username is None:
         return None
@@ -229,8 +225,6 @@ def command_owner(username: str | None) -> Any:
     CommandError, before anything is stored, when ``--user`` names no active user, or without it when the server
     has no superuser or several (the command cannot choose between them).
     """
-    from django.contrib.auth import get_user_model
-    from django.core.management.base import CommandError
 
     if username is not None:
         return command_user(username)
@@ -250,7 +244,6 @@ def command_study(slug: str, user: Any, action: str, *, not_found: str | None = 
 
     A user without a role on the study gets the same message as for a slug that does not exist.
     """
-    from django.core.management.base import CommandError
 
     text_argument(slug, "slug")
     study = Study.objects.filter(slug=slug).first()

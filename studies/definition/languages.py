@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 
 # Well-formed BCP 47 (RFC 5646) language tags, without the irregular grandfathered ones:
 # language[-extlang][-script][-region](-variant)*(-extension)*[-x-private].
@@ -40,7 +41,6 @@ def language_tag_error(tag: str) -> str:
 
 def validate_language_tag(tag: str) -> None:
     """Model-field validator: a blank or well-formed BCP 47 tag (the item's per-item languages)."""
-    from django.core.exceptions import ValidationError
     problem = language_tag_error(tag)
     if problem:
         raise ValidationError(problem)

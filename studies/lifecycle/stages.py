@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from studies.access.audit import audit
 from studies.models import Status, Study
 
 #: The buttons the study page offers from each status (any status may still be set in the admin).
@@ -29,7 +30,6 @@ NEXT_STATUSES: dict[str, tuple[str, ...]] = {
 
 def study_status_set(*, study: Study, status: str, user: Any = None, via: str = "page") -> Study:
     """Move the study to ``status`` (recorded in the audit log); ValidationError naming the field when it is not a status."""
-    from studies.access.audit import audit
 
     if status not in Status.values:
         raise ValidationError({"status": [f"{status!r} is not one of {', '.join(Status.values)}."]})
