@@ -24,6 +24,7 @@ from studies.access import rules as access
 from studies.admin import studies as studies_admin
 from studies.admin import actions as admin_actions
 from studies.admin.access import StudyScopedAdmin, related_only
+from annotation.handout.exclusion import annotator_exclude, annotator_include
 from studies.access.audit import audit
 from studies.models import Study
 
@@ -92,8 +93,6 @@ class AnnotatorAdmin(StudyScopedAdmin):
 
     def save_model(self, request: HttpRequest, obj: Annotator, form, change: bool) -> None:
         """Ticking or clearing "excluded" goes through the quality services, which move the item counts."""
-        from annotation.handout.exclusion import annotator_exclude, annotator_include
-
         if not (change and "excluded" in form.changed_data):
             super().save_model(request, obj, form, change)
             return

@@ -19,6 +19,7 @@ from django.utils import timezone
 from studies.models import Candidate, Item, Status, Study, Unit
 
 from annotation.handout import ordering
+from annotation.handout.exclusion import annotator_apply_auto_exclusion
 
 from annotation.handout import slots
 
@@ -486,9 +487,7 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
             statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
     if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
-        # Cheap: only answers to spam items, a small share of all answers (see services_quality).
-        from annotation.handout.exclusion import annotator_apply_auto_exclusion
-
+        # Cheap: only answers to spam items, a small share of all answers (annotation/handout/exclusion.py).
         annotator_apply_auto_exclusion(annotator=assignment.annotator)
     return judgment, True
 
