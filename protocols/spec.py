@@ -7,6 +7,7 @@ one answer per item and no spans or scores; each method says who calls it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jsonschema
@@ -91,6 +92,11 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
         ``payload`` holds at least one of :attr:`answer_fields`.
         """
         raise NotImplementedError(f"{type(self).__name__} does not check answers")
+
+    def demo_studies(self) -> list[Callable[[], dict[str, Any]]]:
+        """Builders of the study files ``load_demo`` adds for this protocol (the built-in protocols' demo
+        studies are listed in studies/demo/studies.py)."""
+        return []
 
     def describe(self) -> dict[str, Any]:
         """What ``manage.py protocols --json`` prints for this protocol."""

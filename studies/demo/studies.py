@@ -2,8 +2,9 @@
 
 Each builder returns a study file (the dict ``import_study`` reads), so the
 demo exercises exactly the path a researcher's own file takes. ``load_demo``
-imports every builder in ``DEMO_STUDIES``; adding a demo study is writing a
-builder and appending it there. ``write_study_files`` writes the same dicts to
+imports every builder in ``DEMO_STUDIES`` and those of the registered protocol
+plug-ins (``ProtocolSpec.demo_studies``); adding a demo study is writing a
+builder and appending it there (or returning it from the plug-in's spec). ``write_study_files`` writes the same dicts to
 fixtures/studies/*.json as readable examples (a test keeps them in sync).
 
 DiaBLa: Bawden, Bilinski, Lavergne, Rosset (2021), LRE 55:635–660,
@@ -19,6 +20,7 @@ from typing import Any, Callable
 
 from django.conf import settings
 
+from protocols import registry
 from studies.demo.data import (  # noqa: F401 (re-exported: callers read them as demo.X)
     ATTRIBUTION, DATA_DIR, LANGUAGE_CODE, OTHER_LANGUAGE, PRONOUNS, differs, item_languages, load_dialogues,
     pronoun_spans, target_side, turn_languages)
@@ -211,11 +213,16 @@ DEMO_STUDIES: list[Callable[[], dict[str, Any]]] = [_blinded(b) for b in (
 )]
 
 
+def plug_in_demo_studies() -> list[Callable[[], dict[str, Any]]]:
+    """The demo study builders of the registered protocol plug-ins (``ProtocolSpec.demo_studies``)."""
+    return [_blinded(builder) for spec in registry.registered() for builder in spec.demo_studies()]
+
+
 def write_study_files(directory: Path = STUDIES_DIR) -> list[Path]:
     """Write every demo study file to ``directory``/<slug>.json (readable examples of the format)."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for builder in DEMO_STUDIES:
+    for builder in [*DEMO_STUDIES, *plug_in_demo_studies()]:
         data = builder()
         path = directory / f"{data['slug']}.json"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotation.pages.links import invitation_url
 from annotation.models import Judgment
 from annotation.handout.services import annotators_create
-from studies.demo.studies import DEMO_STUDIES, write_study_files
+from studies.demo.studies import DEMO_STUDIES, plug_in_demo_studies, write_study_files
 from studies.controls.blinding import parsed_study_lint
 from studies.demo.blinding import blinding_notes
 from studies.importing.study_file import StudyFileError, parse_study, study_import
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         password, admin = self._admin_account()
         self.stdout.write(f"Admin:      {base}{reverse('admin:index')}  user: {ADMIN_USERNAME}  password: {password}")
         self.stdout.write(f"Dashboard:  {base}{reverse('studies:list')}")
-        for builder in DEMO_STUDIES:
+        for builder in [*DEMO_STUDIES, *plug_in_demo_studies()]:
             data = builder()
             slug = data["slug"]
             with transaction.atomic():
