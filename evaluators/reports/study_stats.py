@@ -34,8 +34,9 @@ import numpy as np
 import pandas as pd
 
 from evaluators.reports.facts import data_facts, file_facts, study_facts
-from evaluators.stats.agreement import agreement
 from evaluators.stats import ratings as rt
+from evaluators.stats.agreement import agreement
+from evaluators.stats.coding import WEIGHT_SCHEMES
 
 SPAN_PROTOCOLS = ("mqm", "esa")
 
@@ -603,8 +604,6 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
     parameters take the command's defaults, so a bare URL and a bare
     ``agreement SLUG`` give the same report.
     """
-    from evaluators.stats.agreement import WEIGHT_SCHEMES
-
     options: dict[str, Any] = {**DEFAULT_POLICIES, "weights": "identity", "seed": 0, "n_boot": 1000}
     errors: dict[str, list[str]] = {}
     for name, choices in {**POLICY_CHOICES, "weights": WEIGHT_SCHEMES}.items():

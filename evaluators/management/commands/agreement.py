@@ -16,7 +16,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.reports.text import agreement_text, study_report_text
-from evaluators.stats.agreement import WEIGHT_SCHEMES, agreement
+from evaluators.stats.agreement import agreement
+from evaluators.stats.coding import WEIGHT_SCHEMES
 from evaluators.reports.table_files import TableFileError, read_table, require_columns
 
 
