@@ -354,7 +354,8 @@ def scores_text(scores: FileScores, width: int) -> str:
     else:
         out.append(f"Target language: {language['code']}")
     n_docs = len(corpus.documents())
-    out.append(f"Segments: {len(corpus.segments)}" + (f" in {n_docs} documents" if n_docs < len(corpus.segments) else ""))
+    in_documents = f" in {n_docs} documents" if n_docs < len(corpus.segments) else ""
+    out.append(f"Segments: {len(corpus.segments)}{in_documents}")
     label_width = max(len(s) for s in corpus.systems)
     for result in scores.results:
         direction = "higher" if result.higher_is_better else "lower"

@@ -38,10 +38,9 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evaluators.metrics.corpus import (
     Corpus,
@@ -107,23 +106,22 @@ def _normalise(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _jieba() -> Callable[[str], list[str]]:
+def _jieba() -> Any:
+    # jieba takes ~0.3 s to import and builds its dictionary on first use: only Chinese targets need it.
     import jieba  # type: ignore[import-untyped]
 
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter on stderr
-    return jieba.lcut
+    return jieba
 
 
 def jieba_version() -> str:
-    import jieba
-
-    return str(getattr(jieba, "__version__", "?"))
+    return str(getattr(_jieba(), "__version__", "?"))
 
 
 def words(text: str, language: str) -> list[str]:
     """The text's words as matched against the lists: jieba for Chinese, word-boundary regex otherwise."""
     if language == "zh":
-        return [w for w in _jieba()(text) if w.strip()]
+        return [w for w in _jieba().lcut(text) if w.strip()]
     return _WORD.findall(_normalise(text))
 
 
