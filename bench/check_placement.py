@@ -1,9 +1,11 @@
-"""Where attention checks fall in annotators' queues: the former shuffle vs the check schedule.
+"""Where attention checks fall in annotators' queues: one shuffle of documents and checks vs the check schedule.
 
 For each demo study (fixtures/studies/*.json), 2,000 annotators' queues are
-simulated both ways: P(first item is a check), P(four or more checks in a
-row), the longest run, and the worst |checks in the first k items − q·k| over
-all annotators and quotas k (q = spam copies / items). No database.
+simulated both ways ("before": spam copies as one-item documents in the one
+document shuffle; "after": the check schedule of annotation/handout):
+P(first item is a check), P(four or more checks in a row), the longest run,
+and the worst |checks in the first k items − q·k| over all annotators and
+quotas k (q = spam copies / items). No database.
 Usage: ``python bench/check_placement.py [--annotators N]`` (docs/assignment.md quotes it).
 """
 from __future__ import annotations

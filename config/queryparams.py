@@ -76,6 +76,8 @@ def operations() -> list[Operation]:
     global _operations
     with _lock:
         if _operations is None:
+            # Not at the top: DRF imports this module while rest_framework.views is half loaded (it is a
+            # DEFAULT_THROTTLE_CLASSES entry), and drf_spectacular.generators imports rest_framework.views.
             from drf_spectacular.generators import SchemaGenerator
 
             schema = SchemaGenerator().get_schema(request=None, public=True)

@@ -19,12 +19,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
+from annotation.models import Judgment
 from evaluators import progress
+from evaluators.comparison.selectors import (
+    comparison_cache_put, comparison_data_version, study_comparison, study_comparison_cached,
+)
+from evaluators.metrics import scores
+from evaluators.metrics.study_corpus import build_study_corpus
 from evaluators.models import EvaluationJob, JobKind, JobState
 from studies.models import Study
 
@@ -94,9 +101,6 @@ def _progress_writer(job: EvaluationJob, prefix: str = "") -> progress.Listener:
 
 def _run_evaluate(job: EvaluationJob) -> list[str]:
     """Run every evaluator of the job, then store them all together: one failing stores none."""
-    from evaluators.metrics.scores import evaluator_prepare, evaluators_store
-    from evaluators.metrics.study_corpus import build_study_corpus
-
     names = list(dict.fromkeys(job.params["evaluators"]))
     nlp = job.params.get("nlp") or None
     paired = job.params.get("paired", "bs")  # the page's default: sacrebleu's paired bootstrap
@@ -107,28 +111,25 @@ def _run_evaluate(job: EvaluationJob) -> list[str]:
         _progress_writer(job)(i, len(names), f"{name} ({i + 1} of {len(names)} evaluators)")
         with progress.listening(_progress_writer(job, f"{name} ({i + 1} of {len(names)})")):
             try:
-                runs.append(evaluator_prepare(study=job.study, name=name, nlp=nlp, built=built, reference=reference,
-                                              paired=None if paired == "none" else paired))
+                runs.append(scores.evaluator_prepare(study=job.study, name=name, nlp=nlp, built=built,
+                                                     reference=reference, paired=None if paired == "none" else paired))
             except ValueError as exc:
                 if len(names) == 1:
                     raise
                 raise ValueError(f"{name}: {exc} (none of {', '.join(names)} was stored)") from exc
-    return [f"{e.name}: {e.scores.count()} scores stored" for e in evaluators_store(runs)]
+    return [f"{e.name}: {e.scores.count()} scores stored" for e in scores.evaluators_store(runs)]
 
 
 def _run_import(job: EvaluationJob) -> list[str]:
-    from evaluators.metrics.scores import scores_import
-
     p = job.params
     _progress_writer(job)(0, 1, f"reading {p.get('file_name', 'the file')}")
-    evaluators = scores_import(study=job.study, file_name=p.get("file_name", "scores.csv"), content=job.payload,
-                               name=p.get("name") or None, higher_is_better=p.get("higher_is_better"))
+    evaluators = scores.scores_import(study=job.study, file_name=p.get("file_name", "scores.csv"),
+                                      content=job.payload, name=p.get("name") or None,
+                                      higher_is_better=p.get("higher_is_better"))
     return [f"{e.name}: {e.scores.count()} scores imported" for e in evaluators]
 
 
 def _run_compare(job: EvaluationJob) -> list[str]:
-    from evaluators.comparison.selectors import comparison_data_version, study_comparison
-
     p = job.params
     version = comparison_data_version(job.study)
     _progress_writer(job)(0, 1, "bootstrapping")
@@ -154,16 +155,14 @@ def job_execute(job_id: int) -> str:
     researcher needs, a traceback in the log); nothing is raised, so one bad
     job never stops a worker.
     """
-    from evaluators.metrics.scores import ScoreFileError, UnknownEvaluatorError
-
     job = _claim(job_id)
     if job is None:
         return "skipped"
     try:
         lines = RUNNERS[job.kind](job)
-    except ScoreFileError as exc:
+    except scores.ScoreFileError as exc:
         _finish(job, JobState.FAILED, errors=exc.errors)
-    except (UnknownEvaluatorError, ValueError) as exc:
+    except (scores.UnknownEvaluatorError, ValueError) as exc:
         logger.warning("evaluation job %s failed: %s", job.pk, exc)
         _finish(job, JobState.FAILED, errors=[str(exc)])
     except Exception as exc:
@@ -205,12 +204,6 @@ def comparison_or_job(*, study: Study, options: dict[str, Any], user: AbstractBa
     judgments, ``settings.COMPARE_INLINE_JUDGMENTS`` by default).  Otherwise the
     running job for the same options and data is returned, or a new one queued.
     """
-    from django.conf import settings
-
-    from annotation.models import Judgment
-    from evaluators.comparison.selectors import (comparison_cache_put, comparison_data_version,
-                                                 study_comparison_cached)
-
     limit = settings.COMPARE_INLINE_JUDGMENTS if inline_limit is None else inline_limit
     n_judgments = Judgment.objects.filter(assignment__annotator__study=study).count()
     if n_judgments <= limit:

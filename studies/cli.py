@@ -13,6 +13,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from config.safetext import printable, text_problem
+from config.textfiles import TextFileError, read_utf8
 
 
 def argument_problem(value: str) -> str | None:
@@ -38,7 +39,8 @@ def read_text_file(value: str, name: str = "", *, returncode: int = 1, directory
     """The UTF-8 text of the file ``value`` (argument ``name``, e.g. ``--ids``; blank for the positional FILE).
 
     Each way it can fail is one CommandError naming the argument and the file: an undecodable or NUL
-    name, no such file, a directory, no permission, another OS error, bytes that are not UTF-8 (by line).
+    name, no such file, a directory, no permission, another OS error, bytes that are not UTF-8 (by line;
+    config/textfiles.py). Line ends are read as Python's text mode reads them: ``\\r\\n`` and ``\\r`` become ``\\n``.
     """
     prefix = f"{name}: " if name else ""
     problem = argument_problem(value)
@@ -47,16 +49,7 @@ def read_text_file(value: str, name: str = "", *, returncode: int = 1, directory
                            returncode=returncode)
     path = Path(value)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CommandError(f"{prefix}{path}: no such file", returncode=returncode) from None
-    except IsADirectoryError:
-        raise CommandError(f"{prefix}{path}: is a directory; give one file{directory_hint}",
-                           returncode=returncode) from None
-    except PermissionError:
-        raise CommandError(f"{prefix}{path}: cannot be read (permission denied)", returncode=returncode) from None
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[:exc.start].count(b"\n") + 1
-        raise CommandError(f"{prefix}{path}: line {line}: not UTF-8 text", returncode=returncode) from None
-    except OSError as exc:
-        raise CommandError(f"{prefix}{path}: cannot be read ({exc.strerror or exc})", returncode=returncode) from None
+        text = read_utf8(path, f"{prefix}{path}", directory_hint=directory_hint)
+    except TextFileError as exc:
+        raise CommandError(str(exc), returncode=returncode) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")

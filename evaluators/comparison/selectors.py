@@ -10,13 +10,15 @@ from typing import Any
 
 import pandas as pd
 from django.core.cache import cache
+from django.db.models import Count, Max
 
 from annotation.exporting.judgments import judgments_frame
-from studies.models import Candidate, Item, Study
-
-from evaluators.comparison.core import compare_frames
+from annotation.models import Judgment
 from evaluators.comparison.contrastive import METADATA_KEYS
+from evaluators.comparison.core import compare_frames
+from evaluators.metrics.study_corpus import references_text, ReferenceChoiceError, study_references
 from evaluators.models import Evaluator, EvaluatorKind, MetricScore
+from studies.models import Candidate, Item, Study
 
 SCORE_FRAME_COLUMNS = ["evaluator", "higher_is_better", "item", "system", "score", "document", "is_reference",
                        "is_spam_item"]
@@ -63,8 +65,6 @@ def candidate_systems(*, study: Study) -> list[str]:
 def _references_block(study_refs: list[str], reference: str | None,
                        evaluators: list[Evaluator]) -> tuple[dict[str, Any], list[Evaluator], list[str]]:
     """What the comparison takes for references, the evaluators it keeps, and notes saying so."""
-    from evaluators.metrics.study_corpus import references_text
-
     notes: list[str] = []
     kept = evaluators
     if reference is not None:
@@ -100,8 +100,6 @@ def study_comparison(*, study: Study, names: list[str] | None = None, human_scor
     only the evaluators scored against it (or imported ones) are compared.  ReferenceChoiceError (a
     ValueError listing the references) for a name that is not one.
     """
-    from evaluators.metrics.study_corpus import ReferenceChoiceError, references_text, study_references
-
     study_refs = study_references(study)
     if reference is not None and reference not in study_refs:
         raise ReferenceChoiceError(f"reference {reference!r} is not a reference of study {study.slug!r}; "
@@ -143,10 +141,6 @@ def _options(names: list[str] | None, human_score: str, n_boot: int, seed: int,
 
 def _data_version(study: Study) -> str:
     """Digest of everything the comparison reads: current judgments, exclusions, items, evaluators' scores."""
-    from django.db.models import Count, Max
-
-    from annotation.models import Judgment
-
     judgments = Judgment.objects.filter(assignment__annotator__study=study).aggregate(n=Count("pk"), last=Max("pk"))
     excluded = list(study.annotators.filter(excluded=True).order_by("pk").values_list("pk", flat=True))
     items = study.items.aggregate(n=Count("pk"), last=Max("pk"))

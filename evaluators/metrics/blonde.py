@@ -58,7 +58,7 @@ from evaluators.metrics.corpus import (
     SystemScore,
     register,
 )
-
+from evaluators.metrics.language import get_backend
 from evaluators.metrics.language.spacy_backend import SpacyBackend
 
 if TYPE_CHECKING:
@@ -525,8 +525,6 @@ class BlondeEvaluator:
 
     def _backend(self, nlp: Backend | None) -> Backend:
         if nlp is None and self.lexicon_only:
-            from evaluators.metrics.language import get_backend
-
             return get_backend("lexicon")
         if nlp is not None and self.lexicon_only and nlp.name.startswith("spacy:"):
             raise ValueError(f"{self.name} is BlonDe on the lexicon backend; with {nlp.name} use "

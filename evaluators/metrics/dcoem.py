@@ -41,7 +41,7 @@ from evaluators.metrics.corpus import (
     SystemScore,
     register,
 )
-from evaluators.metrics.language import wordnet
+from evaluators.metrics.language import get_backend, wordnet
 from evaluators.metrics.language.spacy_backend import SpacyBackend
 
 if TYPE_CHECKING:
@@ -482,8 +482,6 @@ class DcoemEvaluator:
     def _backend(self, nlp: Backend | None) -> Backend:
         if nlp is not None:
             return nlp
-        from evaluators.metrics.language import get_backend
-
         return get_backend("lexicon")
 
     def evaluate(self, corpus: Corpus, *, nlp: Backend | None = None,

@@ -44,6 +44,8 @@ from evaluators.metrics.corpus import (
     SystemScore,
     register,
 )
+from evaluators.metrics.language import get_backend
+from evaluators.metrics.language.spacy_backend import SpacyBackend
 
 if TYPE_CHECKING:
     from evaluators.metrics.language.base import Backend, Sentence
@@ -190,8 +192,6 @@ class LexicalConsistencyEvaluator:
     def evaluate(self, corpus: Corpus, *, nlp: Backend | None = None,
                  progress: ProgressCallback | None = None) -> EvaluationResult:
         if nlp is None:
-            from evaluators.metrics.language import get_backend
-
             nlp = get_backend("lexicon")
         language = corpus.target_language
         #: a corpus mixing translation directions gives each segment's target language
@@ -273,8 +273,6 @@ class LexicalConsistencyEvaluator:
 
 def _analyser(backend: Backend) -> Callable[[list[str], list[str]], list[Sentence]]:
     """Analyse (text, language) pairs once each, a batch per language; spaCy runs only what POS and lemmas need."""
-    from evaluators.metrics.language.spacy_backend import SpacyBackend
-
     cache: dict[tuple[str, str], Sentence] = {}
 
     def analyse(texts: list[str], languages: list[str]) -> list[Sentence]:

@@ -93,6 +93,7 @@ def resolve_language(corpus: Corpus) -> tuple[str, list[str]]:
 
 def make_metric(kind: str, language: str) -> MetricSetup:
     """The sacrebleu metric ``kind`` (bleu, chrf, ter) with this module's defaults for ``language``."""
+    # sacrebleu takes ~0.3 s to import; the registry (and so every web process) imports this module.
     from sacrebleu.metrics import BLEU, CHRF, TER
 
     notes: list[str] = []
@@ -127,11 +128,9 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Seq
 
 def _sentence_score(kind: str, metric: Metric, stats: list[Any]) -> float:
     if kind == "bleu":
-        from sacrebleu.metrics import BLEU
-
         bleu: Any = metric
         order = bleu.max_ngram_order
-        return float(BLEU.compute_bleu(
+        return float(bleu.compute_bleu(
             correct=list(stats[2:2 + order]), total=list(stats[2 + order:]), sys_len=int(stats[0]), ref_len=int(stats[1]),
             smooth_method=bleu.smooth_method, smooth_value=bleu.smooth_value, effective_order=True,
             max_ngram_order=order).score)

@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from config.safetext import json_problems, text_problem
-
-from studies.models import Candidate, Item, Study
-
+from evaluators import progress
+from evaluators.metrics.corpus import takes_several_references
+from evaluators.metrics.language import get_backend
+from evaluators.metrics.registry import evaluators
+from evaluators.metrics.sacrebleu_metrics import KINDS
+from evaluators.metrics.significance import DEFAULT_SAMPLES, DEFAULT_SEED, METHODS, paired_test
+from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus, references_text
 from evaluators.models import Evaluator, EvaluatorKind, MetricScore
+from studies.models import Candidate, Item, Study
 
 if TYPE_CHECKING:
     from evaluators.metrics.language.base import Backend
@@ -50,8 +55,6 @@ class EvaluationError(ValueError):
 
 def evaluator_names() -> list[str]:
     """Every evaluator ``evaluate`` can run on a study: the registry's, by name."""
-    from evaluators.metrics.registry import evaluators
-
     return sorted(evaluators())
 
 
@@ -307,9 +310,6 @@ def _json_safe(value: Any) -> Any:
 
 def _paired(corpus: Any, name: str, method: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     """sacrebleu's paired test of every system against the first, for a corpus metric; (None, notes) if none."""
-    from evaluators.metrics.sacrebleu_metrics import KINDS
-    from evaluators.metrics.significance import DEFAULT_SAMPLES, DEFAULT_SEED, METHODS, paired_test
-
     if method is None or len(corpus.systems) < 2 or name not in KINDS:  # sacrebleu's tests: its metrics only
         return None, []
 
@@ -393,11 +393,6 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
     :class:`EvaluationError` (a ``ValueError``) when the evaluator refuses the
     study.
     """
-    from evaluators import progress
-    from evaluators.metrics.corpus import takes_several_references
-    from evaluators.metrics.registry import evaluators
-    from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus, references_text
-
     registry = evaluators()
     spec = registry.get(name)
     if spec is None:
@@ -408,8 +403,6 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
     if nlp is not None and not isinstance(nlp, str):
         backend = nlp
     elif nlp:
-        from evaluators.metrics.language import get_backend
-
         try:
             backend = get_backend(nlp)
         except (ValueError, RuntimeError, ImportError, OSError) as exc:  # unknown kind; spaCy/pipeline missing

@@ -106,6 +106,7 @@ def paired_test(corpus: Corpus, evaluator: str, *, baseline: str | None = None, 
         notes.append(f"{len(corpus.segments) - len(common)} of {len(corpus.segments)} segments left out: "
                      "not every system translated them")
 
+    # sacrebleu.significance takes ~0.4 s to import: only a paired test pays for it.
     from sacrebleu.significance import PairedTest, Result
 
     metric = setup.metric

@@ -2,15 +2,14 @@
 
 These are the *deterministic* parts of DiP's evaluation (Jwalapuram et al.
 2021, §3.1 and §3.4), approximated with closed word lists: no alignment, no
-parser, no PDTB connective classifier, no pronoun-ranking model.  They were
-the per-study built-ins of ``evaluators/metrics/builtin.py`` and keep their
-names and segment scores; as registry evaluators they also give a corpus-level
-(pooled) system score, a signature and notes.
+parser, no PDTB connective classifier, no pronoun-ranking model.  Each gives
+a score per segment and a corpus-level (pooled) system score, with a
+signature and notes.
 
 Lists, per target language (docs/evaluators.md, "Built-in evaluators"):
 
-* **English, French**: personal, possessive, reflexive pronouns (the old
-  built-in lists); English connectives: DiP Table 13 (one word each);
+* **English, French**: personal, possessive, reflexive pronouns; English
+  connectives: DiP Table 13 (one word each);
 * **Chinese** (En→Zh, seed 004: Jiang et al. 2022's test suite): personal
   pronouns, including the suite's 你/你们 and 他们/她们/它们; connectives:
   the Chinese renderings of the suite's ambiguous connectives (while, as,
@@ -28,7 +27,7 @@ hypothesis's pronouns, recall = matched / the reference's, F1 = 2·matched /
 (both counts) (= 2PR/(P+R), 0 when one side has none); matched = Σ_p
 min(count_hyp(p), count_ref(p)).  A precision or recall whose denominator is 0
 is **undefined** (``None``): not stored, left out of every mean, counted in a
-note (the old built-in scored it 0, which biased means).  The system score
+note (scoring it 0 would pull every mean towards 0).  The system score
 pools the counts over the corpus (matched / pronouns of all hypotheses, ...).
 Connective accuracy = Σ_c min(count_hyp(c), count_ref(c)) / Σ_c count_ref(c)
 on segments whose reference has a listed connective; ``connective-any`` = 1
@@ -39,10 +38,9 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evaluators.metrics.corpus import (
     Corpus,
@@ -108,23 +106,22 @@ def _normalise(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _jieba() -> Callable[[str], list[str]]:
+def _jieba() -> Any:
+    # jieba takes ~0.3 s to import and builds its dictionary on first use: only Chinese targets need it.
     import jieba  # type: ignore[import-untyped]
 
     jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter on stderr
-    return jieba.lcut
+    return jieba
 
 
 def jieba_version() -> str:
-    import jieba
-
-    return str(getattr(jieba, "__version__", "?"))
+    return str(getattr(_jieba(), "__version__", "?"))
 
 
 def words(text: str, language: str) -> list[str]:
     """The text's words as matched against the lists: jieba for Chinese, word-boundary regex otherwise."""
     if language == "zh":
-        return [w for w in _jieba()(text) if w.strip()]
+        return [w for w in _jieba().lcut(text) if w.strip()]
     return _WORD.findall(_normalise(text))
 
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import pandas as pd
 
+from studies.models import Candidate
+
 #: What a control item is, per protocol kind, in a study collected here (studies/controls/spam.py, studies/controls/error_injection.py).
 CONTROL_KINDS = {"pairwise": "scrambled_candidate", "span": "injected_error", "da": "degraded_copy"}
 
@@ -103,8 +105,6 @@ def _collection(study: Any) -> dict[str, Any]:
 
 
 def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:
-    from studies.models import Candidate  # the stored study's candidates (this module's pure part needs no Django)
-
     rows = set(Candidate.objects.filter(item__study=study, item__is_spam=False).values_list("system", "is_reference"))
     return sorted({s for s, _ in rows}), sorted({s for s, is_ref in rows if is_ref})
 

@@ -33,9 +33,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from annotation.exporting.judgments import judgment_rows
+from annotation.quality.span_controls import study_span_controls
+from evaluators.reports import span_report as sr
 from evaluators.reports.facts import data_facts, file_facts, study_facts
-from evaluators.stats.agreement import agreement
 from evaluators.stats import ratings as rt
+from evaluators.stats.agreement import agreement
+from evaluators.stats.coding import WEIGHT_SCHEMES
+from evaluators.stats.ranking import system_ranking
+from studies.models import Candidate
 
 SPAN_PROTOCOLS = ("mqm", "esa")
 
@@ -336,11 +342,6 @@ def _ranking(pairs: pd.DataFrame | None, protocol: str, *, seed: int, n_boot: in
     if pairs.empty:
         notes.append("no pairwise outcomes yet: no system ranking")
         return None
-    try:
-        from evaluators.stats.ranking import system_ranking
-    except ImportError:
-        notes.append("system ranking unavailable: evaluators.stats.ranking is not installed")
-        return None
     return with_positions(system_ranking(pairs, seed=seed, n_boot=n_boot))
 
 
@@ -474,8 +475,6 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
                  mqm_weights: dict[str, Any] | None = None, uses_spans: bool | None = None,
                  unit_lengths: dict[str, int] | None = None, ranking_order: str = "raw") -> dict:
     """The report of an MQM / ESA / DA study (evaluators/reports/span_report.py has the definitions)."""
-    from evaluators.reports import span_report as sr
-
     n_in = int(frame["judgment"].nunique()) if len(frame) else 0
     try:
         ratings = sr.span_ratings(frame)
@@ -556,8 +555,6 @@ def study_export_frame(study: Any) -> pd.DataFrame:
     ``judgments_frame`` without holding every row's dict at once, which
     keeps a large study's report within a few hundred MB.
     """
-    from annotation.exporting.judgments import judgment_rows
-
     columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
     appenders = [(columns[c].append, c) for c in REPORT_COLUMNS]
     for row in judgment_rows(study):
@@ -576,8 +573,6 @@ def study_report(study: Any, **options: Any) -> dict:
     options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
                "unit_lengths": _unit_lengths(study), **options}
     report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
-    from annotation.quality.span_controls import study_span_controls  # control items with injected errors (QC)
-
     report["facts"] = study_facts(study, report["facts"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
     if report["control"] is None or not report["control"].get("n_checks"):
@@ -587,8 +582,6 @@ def study_report(study: Any, **options: Any) -> dict:
 
 def _unit_lengths(study: Any) -> dict[str, int]:
     """Text length of every (item, system) candidate, for the unitized alpha ("item|system" keys)."""
-    from studies.models import Candidate
-
     rows = Candidate.objects.filter(item__study=study).values_list("item__external_id", "system", "text")
     return {f"{ext}|{system}": len(text) for ext, system, text in rows.iterator(chunk_size=5000)}
 
@@ -603,8 +596,6 @@ def report_options(params: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
     parameters take the command's defaults, so a bare URL and a bare
     ``agreement SLUG`` give the same report.
     """
-    from evaluators.stats.agreement import WEIGHT_SCHEMES
-
     options: dict[str, Any] = {**DEFAULT_POLICIES, "weights": "identity", "seed": 0, "n_boot": 1000}
     errors: dict[str, list[str]] = {}
     for name, choices in {**POLICY_CHOICES, "weights": WEIGHT_SCHEMES}.items():

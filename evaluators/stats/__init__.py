@@ -3,17 +3,9 @@
 See ``docs/statistics.md`` for formulas, sources and conventions.
 """
 
-from evaluators.stats.agreement import (
-    COEFFICIENT_KEYS,
-    WEIGHT_SCHEMES,
-    agreement,
-    agreement_from_wide,
-    cohen_kappa,
-    derive_categories,
-    long_to_wide,
-    pairwise_cohen_kappa,
-    weight_matrix,
-)
+from evaluators.stats.agreement import COEFFICIENT_KEYS, agreement, agreement_from_wide
+from evaluators.stats.coding import WEIGHT_SCHEMES, derive_categories, long_to_wide, weight_matrix
+from evaluators.stats.coefficients import cohen_kappa, pairwise_cohen_kappa
 from evaluators.stats.correlation import (
     bootstrap_mean_ci,
     compare_correlations,

@@ -11,9 +11,7 @@ This module runs irrCAC and assembles the report (R's p-value/CI
 conventions, notes for undefined values).  Coding the labels lives in
 :mod:`evaluators.stats.coding`; the coefficients computed in numpy
 (percent agreement, Krippendorff, Conger, Cohen) in
-:mod:`evaluators.stats.coefficients`.  Every public name of both is
-re-exported here (``from evaluators.stats.agreement import weight_matrix``
-keeps working).
+:mod:`evaluators.stats.coefficients`; import those names from there.
 
 Coefficients (sources)
 ----------------------
@@ -60,37 +58,20 @@ import pandas as pd
 from irrCAC.raw import CAC
 from scipy import stats
 
-from evaluators.stats.coding import (
-    WEIGHT_SCHEMES,
-    Coded,
-    code_long,
-    derive_categories,
-    is_missing_label,
-    long_to_wide,
-    weight_matrix,
-)
+from evaluators.stats.coding import WEIGHT_SCHEMES, Coded, code_long, weight_matrix
 from evaluators.stats.coefficients import (
-    cohen_kappa,
     conger_kappa,
     kappa_from_confusion,
     krippendorff_alpha,
-    pairwise_cohen_kappa,
     pairwise_kappas,
     percent_agreement,
 )
 from evaluators.stats.common import finite_or_none
 
 __all__ = [
-    "WEIGHT_SCHEMES",
     "COEFFICIENT_KEYS",
     "agreement",
     "agreement_from_wide",
-    "long_to_wide",
-    "derive_categories",
-    "weight_matrix",
-    "cohen_kappa",
-    "pairwise_cohen_kappa",
-    "is_missing_label",
 ]
 
 #: Keys of ``result["coefficients"]`` in output order.

@@ -1,7 +1,8 @@
 """Every researcher page and researcher API endpoint (staff only).
 
 The namespaces ``studies`` and ``evaluators`` and the un-namespaced compare and
-API names predate this app; they are kept so that no URL or URL name changed.
+API names are the ones templates, redirects and tests ``reverse``; the URLs are
+the ones researchers bookmark and docs quote.
 """
 from django.urls import include, path
 

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.pages.links import invitation_url, prolific_url
@@ -34,14 +34,6 @@ IMPORT_NORMALISE_KEY = "studies.import.normalise_typography"
 def _typographic_cues(blinding: BlindingReport) -> bool:
     """True when a blinding finding is one that ``normalise_typography`` would hide and it is still off."""
     return not blinding.normalised and any(f.typographic for f in blinding.findings)
-
-
-def _quality_url(study: Study) -> str:
-    """The quality page lives in another module; link to its named route once it exists."""
-    try:
-        return reverse("studies:quality", args=[study.slug])
-    except NoReverseMatch:
-        return f"/studies/{study.slug}/quality/"
 
 
 def _annotator_rows(request: HttpRequest, study: Study) -> list[dict]:
@@ -73,7 +65,8 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
         "activity": progress.study_activity(studies=[listed])[study.pk],
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
-        "invite_form": InviteForm(), "quality_url": _quality_url(study), "report_url": f"/reports/{study.slug}/",
+        "invite_form": InviteForm(), "quality_url": reverse("studies:quality", args=[study.slug]),
+        "report_url": reverse("evaluators:report", args=[study.slug]),
         "formats": FORMATS, "blinding": blinding, "typography": typography,
         "lifecycle": _lifecycle(study), **_access_context(request, study),
         "members_notice": request.session.pop(MEMBERS_NOTICE_KEY, None),

@@ -21,9 +21,9 @@ from typing import Any, Callable
 from django.conf import settings
 
 from protocols import registry
-from studies.demo.data import (  # noqa: F401 (re-exported: callers read them as demo.X)
-    ATTRIBUTION, DATA_DIR, LANGUAGE_CODE, OTHER_LANGUAGE, PRONOUNS, differs, item_languages, load_dialogues,
-    pronoun_spans, target_side, turn_languages)
+from studies.demo.data import (
+    ATTRIBUTION, DATA_DIR, LANGUAGE_CODE, OTHER_LANGUAGE, differs, item_languages, load_dialogues, pronoun_spans,
+    target_side, turn_languages)
 from studies.demo.connectives import build_connective_preference
 from studies.demo.protocols import build_mt_correctness, build_mt_preference
 from studies.demo.span import build_esa_sentences, build_mqm_document

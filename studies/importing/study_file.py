@@ -21,7 +21,7 @@ from django.db import transaction
 from config.safetext import json_problems
 from formats.jsonlimits import JSONTooDeep, json_loads_limited
 from studies.definition.languages import interface_language_error, language_tag_error
-from studies.definition.ordering import ORDER_KEY_MODULUS, document_indexes, document_order_key  # noqa: F401 (re-exported)
+from studies.definition.ordering import document_indexes, document_order_key
 from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study, Unit
 from studies.definition.sentences import check_alignment, check_sentences
 from studies.controls.spam import spam_items_create

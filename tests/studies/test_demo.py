@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from annotation.models import Annotator
 from studies.demo import studies as demo
+from studies.demo.data import PRONOUNS, load_dialogues
 from studies.demo.span import WMT_MQM_SLUG
 from studies.models import Study
 
@@ -43,7 +44,7 @@ def test_fixture_study_files_match_the_builders():
 
 def test_pronoun_items_keep_one_target_language():
     data = demo.build_pronoun_mono()
-    dialogues = {d["dialogue_id"]: d for d in demo.load_dialogues()}
+    dialogues = {d["dialogue_id"]: d for d in load_dialogues()}
     assert data["settings"]["spam_rate"] == pytest.approx(0.15)
     for item in data["items"]:
         meta = item["metadata"]
@@ -59,13 +60,13 @@ def test_pronoun_items_keep_one_target_language():
         assert ref["text"] != mt["text"] and ref["highlights"]
         for cand in (ref, mt):
             for start, end in cand["highlights"]:
-                assert cand["text"][start:end].lower() in demo.PRONOUNS[language]
+                assert cand["text"][start:end].lower() in PRONOUNS[language]
 
 
 def test_coherence_blocks_are_english_four_turn_blocks():
     data = demo.build_coherence_blocks()
     assert data["settings"]["unit"] == "document" and data["settings"]["allow_ties"] is False
-    dialogues = {d["dialogue_id"]: d for d in demo.load_dialogues()}
+    dialogues = {d["dialogue_id"]: d for d in load_dialogues()}
     for item in data["items"]:
         ref, mt = item["candidates"]
         assert len(ref["text"].split("\n")) == 4 and len(mt["text"].split("\n")) == 4 and ref["text"] != mt["text"]

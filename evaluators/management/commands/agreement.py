@@ -15,9 +15,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.reports.text import agreement_text, study_report_text
-from evaluators.stats.agreement import WEIGHT_SCHEMES, agreement
+from evaluators.reports import study_stats, paper
 from evaluators.reports.table_files import TableFileError, read_table, require_columns
+from evaluators.reports.text import agreement_text, study_report_text
+from evaluators.stats.agreement import agreement
+from evaluators.stats.coding import WEIGHT_SCHEMES
+from studies.access import rules as access
+from studies.models import Study
 
 
 def dump_json(data: Any) -> str:
@@ -88,8 +92,6 @@ class Command(BaseCommand):
             text = study_report_text(result)
         out = dump_json(result) + "\n" if opts["json"] else text
         if opts.get("methods") or opts.get("table"):
-            from evaluators.reports import paper
-
             if opts.get("methods"):
                 out = paper.methods_paragraph(result) + "\n"
             else:
@@ -139,11 +141,6 @@ class Command(BaseCommand):
                 "ranking_order": opts["ranking_order"]}
 
     def _study(self, opts: dict[str, Any]) -> dict:
-        from evaluators.reports import study_stats
-        from studies.models import Study
-
-        from studies.access import rules as access
-
         study = access.command_study(opts["slug"], access.command_user(opts.get("user")), "report",
                                      not_found=f"No study with slug {opts['slug']!r}.")
         try:
@@ -152,8 +149,6 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
 
     def _judgments(self, opts: dict[str, Any]) -> dict:
-        from evaluators.reports import study_stats
-
         path = opts["judgments"]
         try:
             frame = read_table(path)

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators import progress
+from evaluators.metrics.language import get_backend
 from evaluators.metrics.scores import (EvaluationError, UnknownEvaluatorError, evaluator_names,
                                        evaluator_prepare, evaluators_store)
 from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus
@@ -50,8 +51,6 @@ class Command(BaseCommand):
         study = access.command_study(opts["slug"], access.command_user(opts["user"]), "scores",
                                      not_found=f"no study with slug {opts['slug']!r}")
         if opts["nlp"]:
-            from evaluators.metrics.language import get_backend
-
             try:
                 get_backend(opts["nlp"])
             except (ValueError, RuntimeError, ImportError, OSError) as exc:

@@ -41,12 +41,14 @@ def get_backend(spec: str) -> Backend:
 
 
 def _spacy(pipeline: str) -> Backend:
-    from evaluators.metrics.language.spacy_backend import load  # spaCy is optional: imported on use
+    from evaluators.metrics.language.spacy_backend import load  # spaCy is optional (and ~1 s): imported on use
 
     return load(pipeline)
 
 
 def _lexicon(arg: str) -> Backend:
+    # Each backend is imported on first use: the lexicon one loads its tagger data and simplemma (~0.25 s),
+    # which bleu, chrf, ter and the web pages never need.
     from evaluators.metrics.language.lexicon_backend import LexiconBackend
 
     if arg:

@@ -81,6 +81,9 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import simplemma
+from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+
 from evaluators.metrics.language import tagger
 from evaluators.metrics.language.base import Entity, Sentence, Token
 
@@ -456,23 +459,15 @@ def _simplemma_lemma(word: str, language: str) -> str:
 
 @lru_cache(maxsize=None)
 def _lemma_cached(word: str, language: str) -> str:
-    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
-
     if language not in SUPPORTED_LANGUAGES:
         return word.lower()
-    import simplemma
-
     return str(simplemma.lemmatize(word, lang=language))
 
 
 @lru_cache(maxsize=None)
 def _known(word: str, language: str) -> bool:
-    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
-
     if language not in SUPPORTED_LANGUAGES:
         return False
-    import simplemma
-
     return bool(simplemma.is_known(word, lang=language))
 
 

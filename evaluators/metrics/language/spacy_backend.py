@@ -68,7 +68,7 @@ class BackendUnavailable(RuntimeError):
 
 
 def _spacy() -> Any:
-    try:
+    try:  # spaCy is optional and takes ~1 s to import: only a run that selects this backend pays for it
         import spacy
     except ImportError as exc:  # pragma: no cover - exercised only where spaCy is absent
         missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
@@ -113,10 +113,8 @@ class SpacyBackend:
 
     # ---------------------------------------------------------------- signature
     def signature(self) -> str:
-        import spacy
-
         return (f"nlp:{self.name}|pipeline:{self.pipeline}@{self.pipeline_version}"
-                f"|spacy:{spacy.__version__}")
+                f"|spacy:{_spacy().__version__}")
 
     # ---------------------------------------------------------------- language
     def check_language(self, language: str) -> None:

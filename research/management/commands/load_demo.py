@@ -10,14 +10,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.urls import reverse
 
-from annotation.pages.links import invitation_url
-from annotation.models import Judgment
 from annotation.handout.services import annotators_create
-from studies.demo.studies import DEMO_STUDIES, plug_in_demo_studies, write_study_files
+from annotation.importing.judgments import JudgmentImportError
+from annotation.importing.mqm import mqm_tsv_import
+from annotation.models import Judgment
+from annotation.pages.links import invitation_url
+from studies.access import rules as access
 from studies.controls.blinding import parsed_study_lint
 from studies.demo.blinding import blinding_notes
+from studies.demo.span import WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG, WMT_MQM_SOURCE
+from studies.demo.studies import DEMO_STUDIES, plug_in_demo_studies, write_study_files
 from studies.importing.study_file import StudyFileError, parse_study, study_import
-from studies.access import rules as access
 from studies.models import Candidate, Status, Study
 
 ADMIN_USERNAME = "admin"
@@ -87,11 +90,6 @@ class Command(BaseCommand):
         Through ``import_judgments --format mqm-tsv``'s own function, so the demo's study is what a
         researcher gets from the command; the evaluators take a few seconds on its 1,313 candidates.
         """
-        from annotation.importing.judgments import JudgmentImportError
-        from annotation.importing.mqm import mqm_tsv_import
-        from studies.demo.span import (WMT_MQM_ATTRIBUTION, WMT_MQM_EVALUATORS, WMT_MQM_FIXTURE, WMT_MQM_SLUG,
-                                       WMT_MQM_SOURCE)
-
         slug = WMT_MQM_SLUG
         if reset:
             Study.objects.filter(slug=slug).delete()

@@ -1,5 +1,5 @@
-"""The former built-ins, now registry evaluators run on studies: sacrebleu's numbers, hand-computed
-pronoun/connective scores, the ``evaluate`` command."""
+"""The word-list evaluators and the registry evaluators run on studies: hand-computed pronoun/connective
+scores, the ``evaluate`` command.  Sentence-level sacrebleu scores are checked in test_sacrebleu_metrics.py."""
 from __future__ import annotations
 
 from io import StringIO
@@ -7,13 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics import BLEU
 
-from evaluators.metrics.builtin import (
-    connective_accuracy, connective_any, pronoun_prf, pronoun_tokens, sacrebleu_signatures, sentence_bleu,
-    sentence_chrf, sentence_ter,
-)
 from evaluators.metrics.study_corpus import guess_target_language as guess_language
+from evaluators.metrics.wordlists import connective_accuracy, connective_any, pronoun_prf, pronoun_tokens
 from evaluators.models import Evaluator, MetricScore
 from evaluators.metrics.scores import UnknownEvaluatorError, evaluator_names, evaluator_run
 from studies.importing.study_file import study_import
@@ -21,16 +18,6 @@ from tests.factories import study_file
 
 HYP = "The cat was sitting on the mat when she came in."
 REF = "The cat sat on the mat when he came in."
-
-
-def test_sentence_metrics_equal_sacrebleu():
-    assert sentence_bleu(HYP, REF) == BLEU(effective_order=True).sentence_score(HYP, [REF]).score
-    assert sentence_chrf(HYP, REF) == CHRF().sentence_score(HYP, [REF]).score
-    assert sentence_ter(HYP, REF) == TER().sentence_score(HYP, [REF]).score
-    assert 0 < sentence_bleu(HYP, REF) < 100 and sentence_bleu(REF, REF) == pytest.approx(100)
-    signatures = sacrebleu_signatures()
-    assert signatures["bleu"].startswith("nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp")
-    assert "nc:6" in signatures["chrf"] and "tok:tercom" in signatures["ter"]
 
 
 def test_pronoun_prf_hand_computed():

@@ -21,15 +21,9 @@ from irrCAC.raw import CAC
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from evaluators.stats.agreement import (
-    agreement,
-    agreement_from_wide,
-    cohen_kappa,
-    derive_categories,
-    long_to_wide,
-    pairwise_cohen_kappa,
-    weight_matrix,
-)
+from evaluators.stats.agreement import agreement, agreement_from_wide
+from evaluators.stats.coding import derive_categories, long_to_wide, weight_matrix
+from evaluators.stats.coefficients import cohen_kappa, pairwise_cohen_kappa
 
 TOL = 1e-4
 
