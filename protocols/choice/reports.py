@@ -17,6 +17,9 @@ class ChoiceReports(ReportsRules):
     gives_preferences = True
     contests_reference = True
 
+    def methods_design_words(self) -> str:
+        return "chose the better of the candidate translations of each item"
+
     def agreement_ratings(self, frame: pd.DataFrame, *, ties: str, spam: str, excluded: str,
                           ranking_coding: str) -> tuple[pd.DataFrame, dict[str, Any]]:
         from evaluators.stats.ratings import choice_to_labels

@@ -28,3 +28,21 @@ class EsaReports(SpanReports):
             return {"score": "ESA: annotators mark minor/major error spans, then give the 0–100 score used as given "
                              "(Kocmi et al. 2024); higher is better. " + METHODS["score"]}
         return {"score": "DA: the 0–100 score as given, higher is better (Graham et al. 2013; WMT). " + METHODS["score"]}
+
+    def tests_score_drop(self, uses_spans: bool) -> bool:
+        return uses_spans  # ESA's control items: the scores of the copies with an injected error must drop
+
+    def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+        from evaluators.reports.facts import how
+        from evaluators.reports.span_paper import CITATIONS, severity_words
+
+        native = how(facts) == "native"
+        slider = " on a slider anchored at 0, 33, 66 and 100" if native else ""
+        if (report.get("policies") or {}).get("uses_spans", True):
+            return (f"Annotators marked error spans in each candidate translation with {severity_words(facts)} and "
+                    f"then scored the candidate from 0 to 100{slider}: Error Span Annotation (ESA; "
+                    f"{CITATIONS['esa']}).")
+        anchors = f", with ESA's anchors, {CITATIONS['esa']}" if native else ""
+        verb = "scored each candidate translation from 0 to 100" if native else "gave each candidate translation a score"
+        scale = "" if native else " (stored on a 0–100 scale)"
+        return f"Annotators {verb}{slider}{scale} (direct assessment, {CITATIONS['da']}{anchors}; no error spans)."

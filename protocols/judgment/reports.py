@@ -16,6 +16,9 @@ class JudgmentReports(ReportsRules):
     answer_column = "label"
     has_ties = False
 
+    def methods_design_words(self) -> str:
+        return "labelled the candidate translation of each item"
+
     def agreement_ratings(self, frame: pd.DataFrame, *, ties: str, spam: str, excluded: str,
                           ranking_coding: str) -> tuple[pd.DataFrame, dict[str, Any]]:
         from evaluators.stats.ratings import judgment_to_labels

@@ -40,3 +40,38 @@ class MqmReports(SpanReports):
 
     def comparison_score_notes(self) -> tuple[str, str]:
         return " negated (lower MQM is better)", ", negated"
+
+    def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+        from evaluators.reports import span_page
+        from evaluators.reports.facts import how
+        from evaluators.reports.span_paper import CITATIONS, DISCOURSE_NOTE, listing, severity_words
+
+        categories = facts.get("categories") or {}
+        from_file = categories.get("from") == "imported file"
+        taxonomy = list(categories.get("names") or [])
+        branches = sorted({span_page.top_level(c) for c in taxonomy})
+        discourse = [c.split("/", 1)[1] for c in taxonomy if span_page.is_discourse(c) and "/" in c]
+        score = (report.get("ranking") or {}).get("score") or {}
+        weights = span_page.weights_text(score) if score.get("weights") else "the WMT weights"
+        if taxonomy:
+            taxonomy_words = (f"the {len(taxonomy)} categories used in the file ({listing(branches)})" if from_file
+                              else f"a typology of {len(taxonomy)} categories ({listing(branches)})")
+        else:
+            taxonomy_words = "the study's typology"
+        if discourse:
+            taxonomy_words += (f", including {DISCOURSE_NOTE} for errors that only show across sentences "
+                               f"({listing([d.lower() for d in discourse])})")
+        omissions = " (omissions as spans in the source)" if how(facts) == "native" else ""
+        return (f"Annotators marked every error span in each candidate translation{omissions} with a category from "
+                f"{taxonomy_words} and {severity_words(facts)}, or confirmed that it had no error: Multidimensional "
+                f"Quality Metrics (MQM) as in {CITATIONS['mqm']}. A segment's MQM score is the sum of its errors' "
+                f"weights ({weights}; 0 = no error, lower is better).")
+
+    def segment_scores_name(self) -> str:
+        return "MQM scores"
+
+    def z_scores_of(self) -> str:
+        return " of −MQM"
+
+    def score_unit_words(self) -> str:
+        return "MQM points, lower is better"

@@ -112,6 +112,40 @@ class ReportsRules:
         """What the comparison adds to its segment and system score descriptions (the orientation)."""
         return "", ""
 
+    def tests_score_drop(self, uses_spans: bool) -> bool:
+        """Control items also test that the copies with an injected error score lower than their originals."""
+        return False
+
+    # --- the methods text and the text report (evaluators.reports.paper, span_paper, text) ---------------
+
+    def methods_design_words(self) -> str:
+        """What annotators did, after "Annotators" in the methods paragraph of a label/preference study."""
+        return "judged each item"
+
+    def methods_coding_words(self, coding: str | None) -> str:
+        """How a unit's label was coded (the ``ranking_coding`` policy), appended to the agreement clause."""
+        return ""
+
+    def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+        """The methods sentence of a span/score study saying what annotators did and how a segment is scored.
+
+        ``kind`` is :meth:`score_kind`'s; ``facts`` the report's facts block (evaluators/reports/facts.py):
+        say only what it records.
+        """
+        return ""
+
+    def segment_scores_name(self) -> str:
+        """The segment scores' name in the methods text's score-agreement sentence."""
+        return "scores"
+
+    def z_scores_of(self) -> str:
+        """What the WMT ranking's per-annotator z-scores are "of", when not the scores as given (`` of −MQM``)."""
+        return ""
+
+    def score_unit_words(self) -> str:
+        """The score's unit and direction in the text report's ranking heading."""
+        return "0-100, higher is better"
+
     # --- the facts block (evaluators.reports.facts) ----------------------------------------------------
 
     def facts_kind(self, uses_spans: bool) -> str:

@@ -61,5 +61,12 @@ class RankingReports(ReportsRules):
         known = ref.notna() & var.notna()
         return pd.Series(np.where(ref[known] < var[known], True, False), index=ref[known].index)
 
+    def methods_design_words(self) -> str:
+        return "ranked the candidate translations of each item from best to worst"
+
+    def methods_coding_words(self, coding: str | None) -> str:
+        return (", each pair's outcome coded by the winning system"
+                if coding != "position" else ", each pair's outcome coded as first, second or tie")
+
     def records_ties_allowed(self) -> bool:
         return True
