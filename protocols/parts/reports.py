@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evaluators.stats.mqm import MqmWeights
-
 
 class ReportsRules:
     name: ClassVar[str] = ""
@@ -96,11 +94,15 @@ class ReportsRules:
         """The score's short name on the report page and plots (``mqm``, ``esa``, ``da``)."""
         return self.name
 
-    def segment_scores(self, ratings: pd.DataFrame, weights: MqmWeights) -> pd.DataFrame:
-        """One score per rating: columns ``system``, ``item``, ``annotator``, ``score`` (``span_report.span_ratings`` rows)."""
+    def segment_scores(self, ratings: pd.DataFrame, weights: Any) -> pd.DataFrame:
+        """One score per rating: columns ``system``, ``item``, ``annotator``, ``score`` (``span_report.span_ratings`` rows).
+
+        ``weights`` is the study's MQM scheme (``evaluators.stats.mqm.MqmWeights``, not imported here: the
+        spec is read by every app, the statistics only by the evaluators).
+        """
         raise NotImplementedError(f"{type(self).__name__} gives no segment scores")
 
-    def score_scheme(self, weights: MqmWeights) -> dict[str, Any]:
+    def score_scheme(self, weights: Any) -> dict[str, Any]:
         """What the report's ``ranking.score`` says of the score besides its direction, aggregate and CI."""
         return {"name": self.name}
 

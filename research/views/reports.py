@@ -121,6 +121,7 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
     other_key = "without_ties" if report["policies"]["ties"] == "keep" else "with_ties"
     return {
         "study": study, "report": report, "options": options, "query": query,
+        "contests_reference": study.spec.contests_reference,
         "ties_main": ties_main, "ties_other": other_key.replace("_", " "), "other": report.get(other_key),
         "other_key": other_key,
         "coefficient_rows": _coefficient_rows(report),
