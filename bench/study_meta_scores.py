@@ -54,7 +54,7 @@ def main(slug: str, out: str, mtme: str | None = None) -> int:
 
     django.setup()
     from annotation.exporting.judgments import judgments_frame
-    from evaluators.comparison.core import SCORE_PROTOCOLS, span_human
+    from evaluators.comparison.core import span_human
     from evaluators.comparison.selectors import scores_frame
     from evaluators.models import Evaluator
     from studies.models import Candidate, Study
@@ -63,7 +63,7 @@ def main(slug: str, out: str, mtme: str | None = None) -> int:
     if study is None:
         print(f"no study {slug!r}", file=sys.stderr)
         return 2
-    if study.protocol not in SCORE_PROTOCOLS:
+    if not study.spec.per_candidate_annotations:
         print(f"study {slug!r} is a {study.protocol} study; this script reads mqm/esa studies", file=sys.stderr)
         return 2
     references = set(Candidate.objects.filter(item__study=study, is_reference=True).values_list("system", flat=True))

@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from protocols.registry import protocol_named
+
 from evaluators.stats.correlation import contrapro_accuracy
 
 PREFIX = "contrastive"
@@ -120,7 +122,7 @@ def human_accuracy(judgments: pd.DataFrame, protocol: str, variants: list[str], 
                    has_distance: bool) -> dict[str, Any] | None:
     """Share of the humans' judgments that prefer the reference to every variant (None without judgments)."""
     needed = {"judgment", "item", "system", "is_reference"}
-    if protocol not in ("choice", "ranking") or judgments.empty or not needed <= set(judgments.columns):
+    if judgments.empty or not needed <= set(judgments.columns):
         return None
     frame = judgments
     spam = "is_spam_item" if "is_spam_item" in frame.columns else "is_spam"
@@ -133,21 +135,9 @@ def human_accuracy(judgments: pd.DataFrame, protocol: str, variants: list[str], 
     if "is_current" in frame.columns:
         frame = frame[frame["is_current"].astype(bool)]
     frame = frame[frame["is_reference"].astype(bool) | frame["system"].astype(str).isin(variants)]
-    if protocol == "choice":
-        if "choice" not in frame.columns:
-            return None
-        frame = frame[frame["choice"].notna() & (frame["choice"].astype(str) != "invalid")]
-        chosen = frame["chosen"].fillna(False).astype(bool) if "chosen" in frame.columns \
-            else frame["system"].astype(str) == frame["choice"].astype(str)
-        correct = (chosen & frame["is_reference"].astype(bool)).groupby(frame["judgment"]).any()
-    else:
-        if "rank" not in frame.columns:
-            return None
-        rank = pd.to_numeric(frame["rank"], errors="coerce").astype(float)
-        ref = rank.where(frame["is_reference"].astype(bool)).groupby(frame["judgment"]).min()
-        var = rank.where(~frame["is_reference"].astype(bool)).groupby(frame["judgment"]).min()
-        known = ref.notna() & var.notna()
-        correct = pd.Series(np.where(ref[known] < var[known], True, False), index=ref[known].index)
+    correct = protocol_named(protocol).prefers_reference(frame)
+    if correct is None:
+        return None
     if correct.empty:
         return None
     item_of = frame.drop_duplicates("judgment").set_index("judgment")["item"].astype(str)

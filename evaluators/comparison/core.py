@@ -89,10 +89,10 @@ from evaluators.stats.agreement import agreement
 from evaluators.stats.correlation import compare_correlations, correlation, dip_scores, wmt_kendall_tau
 from evaluators.stats.meta import MetaSettings, meta_evaluate
 from evaluators.stats.ranking import system_ranking
-from evaluators.stats.ratings import TIE, protocol_pairs
+from evaluators.stats.ratings import TIE
+from protocols.registry import protocol_named
 
 HUMAN_SCORES = ("expected_wins", "win_rate", "bt")
-SCORE_PROTOCOLS = ("mqm", "esa")  # human side = scores, not pairwise preferences
 DERIVED_RATER = "humans (mean segment score)"
 _REF = "\x00reference"  # one name for every item's reference inside dip_scores
 
@@ -137,7 +137,7 @@ def human_pairs(judgments: pd.DataFrame, protocol: str) -> tuple[pd.DataFrame | 
         frame = frame[~frame["pilot"].astype(bool)]
     if "is_spam_item" not in frame.columns and "is_spam" in frame.columns:
         frame = frame.rename(columns={"is_spam": "is_spam_item"})
-    return protocol_pairs(frame, protocol)
+    return protocol_named(protocol).human_pairs(frame)
 
 
 def _preference_human(judgments: pd.DataFrame, protocol: str, references: set[str], notes: list[str], *,
@@ -145,7 +145,7 @@ def _preference_human(judgments: pd.DataFrame, protocol: str, references: set[st
                       seed: int) -> tuple[dict[str, Any], pd.DataFrame | None, dict | None]:
     """The human side of a ranking/choice study: ``(human block, pairs or None, policies)``; notes appended."""
     pairs, policies = human_pairs(judgments, protocol) if len(judgments) else (None, None)
-    if pairs is None and protocol not in ("ranking", "choice"):
+    if pairs is None and not protocol_named(protocol).gives_preferences:
         notes.append(f"protocol {protocol!r} gives no pairwise preferences: no item- or system-level comparison")
     elif pairs is None or pairs.empty:
         notes.append("no usable human judgments yet")
@@ -216,7 +216,7 @@ def span_human(judgments: pd.DataFrame, protocol: str, *, mqm_weights: Mapping[s
     ``derived pairs``: per item every pair of systems rated on it, labelled by
     the better oriented mean (equal = tie), in :func:`human_pairs`' columns.
     """
-    higher = protocol != "mqm"
+    higher = protocol_named(protocol).higher_is_better
     empty = {"score": protocol, "higher_is_better": higher, "systems": {}, "n_pairs": 0, "n_items": 0,
              "n_ratings": 0}
     frame = _span_frame(judgments)
@@ -466,7 +466,7 @@ def compare_frames(
     item_documents = (dict(zip(items["item"], items["document"].fillna("").astype(str)))
                       if "document" in items.columns else {})
     span_segments: pd.DataFrame | None = None
-    derived = protocol in SCORE_PROTOCOLS
+    derived = protocol_named(protocol).per_candidate_annotations
     if derived:  # scores, not preferences: human side from the MQM/ESA segment scores
         policies = None
         human, span_segments, pairs, span_notes = span_human(
@@ -542,10 +542,9 @@ def compare_frames(
                                     evaluators=[(e["name"], e["higher_is_better"]) for e in out_evaluators])
     if derived:
         human_seg = span_segments
-        seg_description = (f"per (item, system), the mean {protocol.upper()} score over raters"
-                           + (" negated (lower MQM is better)" if protocol == "mqm" else ""))
-        sys_description = (f"the study report's {protocol.upper()} system score (ranking.systems[].score)"
-                           + (", negated" if protocol == "mqm" else ""))
+        seg_note, sys_note = protocol_named(protocol).comparison_score_notes()
+        seg_description = f"per (item, system), the mean {protocol.upper()} score over raters" + seg_note
+        sys_description = f"the study report's {protocol.upper()} system score (ranking.systems[].score)" + sys_note
     else:
         human_seg = human_segment_scores(pairs).rename(columns={"credit": "score"}) if pairs is not None else None
         seg_description = ("per item, the share of the system's pairwise comparisons it won (tie = 1/2), "

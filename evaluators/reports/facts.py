@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from studies.models import Candidate
+from protocols.registry import protocol_named
 
 #: What a control item is, per protocol kind, in a study collected here (studies/controls/spam.py, studies/controls/error_injection.py).
 CONTROL_KINDS = {"pairwise": "scrambled_candidate", "span": "injected_error", "da": "degraded_copy"}
@@ -90,9 +91,7 @@ def data_facts(frame: pd.DataFrame, *, excluded: str, span: bool = False) -> dic
 
 
 def _kind(study: Any) -> str:
-    if study.protocol in ("mqm", "esa"):
-        return "span" if study.uses_spans else "da"
-    return "pairwise"
+    return str(study.spec.facts_kind(study.uses_spans))
 
 
 def _collection(study: Any) -> dict[str, Any]:
@@ -110,9 +109,10 @@ def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:
 
 
 def _categories(study: Any, native: bool) -> dict[str, Any] | None:
-    if study.protocol not in ("mqm", "esa") or not study.uses_spans:
+    if not study.uses_spans:
         return None
-    names = [str(c["name"]) for c in study.effective_taxonomy()] if study.protocol == "mqm" else []
+    # Spans without categories (ESA) have an empty taxonomy.
+    names = [str(c["name"]) for c in study.effective_taxonomy()]
     # An imported study's categories and severities are those its file used (annotation/judgment_import_*.py).
     return {"names": names, "severities": list(study.effective_severities()),
             "from": "study settings" if native else "imported file"}
@@ -145,7 +145,7 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
             "blinding": True if native else None,
             "order_randomised": order,
             "source_shown": study.show_source if native else None,
-            "ties_allowed": study.allow_ties if native and study.protocol == "ranking" else None,
+            "ties_allowed": study.allow_ties if native and study.spec.records_ties_allowed() else None,
             "timing": timing,
             "controls": {
                 "n_control_items": n_controls,
@@ -166,7 +166,7 @@ def file_facts(data: dict[str, Any], *, source: str, protocol: str, frame: pd.Da
         "collection": {"how": "file", "format": "export", "format_name": None, "file": source, "sha256": None,
                        "source": None, "imported_at": None},
         "protocol": protocol,
-        "kind": "pairwise" if protocol not in ("mqm", "esa") else None,
+        "kind": protocol_named(protocol).file_facts_kind(),
         "unit": None,
         "n_items": int(real["item"].nunique()) if len(real) else 0,
         "systems": sorted(set(real["system"])) if len(real) else [],

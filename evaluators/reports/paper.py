@@ -17,16 +17,13 @@ from typing import Any
 from evaluators.reports import facts as fx
 from evaluators.reports import span_page, span_paper
 from evaluators.reports.text import exclusion_clause
+from protocols.registry import UnknownProtocol, protocol_named
+from protocols.spec import ProtocolSpec
 
 #: The product's release; the commit is added when the code runs from a git checkout.
 VERSION = "0.13"
 PRODUCT = "Discourse MT human evaluation"
 
-PROTOCOL_WORDS = {
-    "ranking": "ranked the candidate translations of each item from best to worst",
-    "choice": "chose the better of the candidate translations of each item",
-    "judgment": "labelled the candidate translation of each item",
-}
 COEFFICIENT_LABELS = {"percent_agreement": "Percent agreement", "gwet_ac1": "Gwet's AC1",
                       "fleiss_kappa": "Fleiss' κ", "conger_kappa": "Conger's κ",
                       "krippendorff_alpha": "Krippendorff's α", "brennan_prediger": "Brennan–Prediger",
@@ -78,7 +75,11 @@ def methods_paragraph(report: dict) -> str:
     shown = fx.display_clauses(facts)
     if fx.how(facts) == "native":
         shown.insert(0, "document blocks" if facts.get("unit") == "document" else "sentences in context")
-    design = (f"Annotators {PROTOCOL_WORDS.get(str(facts.get('protocol') or report.get('protocol')), 'judged each item')}"
+    try:
+        spec = protocol_named(str(facts.get("protocol") or report.get("protocol")))
+    except UnknownProtocol:  # a report that names no registered protocol: the generic words
+        spec = ProtocolSpec()
+    design = (f"Annotators {spec.methods_design_words()}"
               + (f" ({'; '.join(shown)})" if shown else "") + ".")
     parts = [fx.opening_sentence(facts, PRODUCT, version()), design, fx.not_recorded_sentence(facts),
              f"The study had {fx.systems_clause(facts)}; "
@@ -88,10 +89,7 @@ def methods_paragraph(report: dict) -> str:
     parts.append("For quality control, " + "; ".join(qc) + excluded)
     unit = report.get("unit", "items")
     coding = policies.get("ranking_coding")
-    coding_words = ""
-    if report.get("protocol") == "ranking":
-        coding_words = (", each pair's outcome coded by the winning system"
-                        if coding != "position" else ", each pair's outcome coded as first, second or tie")
+    coding_words = spec.methods_coding_words(coding)
     ties_words = "ties kept as a category" if policies.get("ties") == "keep" else "tied pairs removed"
     ac1 = coefs.get("gwet_ac1") or {}
     fleiss = coefs.get("fleiss_kappa") or {}

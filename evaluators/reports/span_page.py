@@ -2,7 +2,8 @@
 
 Everything is read from the report dict (``agreement SLUG --json``; built by
 ``study_stats._span_report``), so the page, the CSV files and the JSON show the
-same numbers. Pure Python, no Django: the view only adds URLs.
+same numbers; what differs between the protocols is asked of the report's protocol
+(``protocols.registry``). No database: the view only adds URLs.
 
 * :func:`ranking_rows` — the WMT-style ranking table, with a flag on the first row
   of every cluster so the page draws a rule there;
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-SPAN_PROTOCOLS = ("mqm", "esa")
+from protocols.registry import UnknownProtocol, protocol_named
 #: Severity order in every table: the worst first.
 SEVERITIES = ("critical", "major", "minor", "neutral")
 DISCOURSE = "Discourse"
@@ -26,16 +27,27 @@ ESA_GROUP = "(ESA span)"
 
 def is_span_report(report: dict | None) -> bool:
     """Whether the report is an MQM / ESA / DA one (it has the span blocks)."""
-    if not report:
+    if not report or "span_agreement" not in report:
         return False
-    return report.get("protocol") in SPAN_PROTOCOLS and "span_agreement" in report
+    try:
+        return protocol_named(str(report.get("protocol"))).per_candidate_annotations
+    except UnknownProtocol:
+        return False
 
 
 def score_kind(report: dict) -> str:
-    """``mqm``, ``esa`` or ``da`` (an ESA study with spans switched off scores only)."""
-    if report.get("protocol") == "mqm":
-        return "mqm"
-    return "esa" if (report.get("policies") or {}).get("uses_spans", True) else "da"
+    """``mqm``, ``esa`` or ``da`` (an ESA study with spans switched off scores only): the protocol's ``score_kind``."""
+    return protocol_named(str(report["protocol"])).score_kind((report.get("policies") or {}).get("uses_spans", True))
+
+
+def lower_is_better(report: dict) -> bool:
+    """The report's segment scores are penalties (MQM points), not 0–100 scores."""
+    return not protocol_named(str(report["protocol"])).higher_is_better
+
+
+def by_severity(report: dict) -> bool:
+    """Errors are grouped by severity: the protocol's spans carry no category (ESA)."""
+    return not protocol_named(str(report["protocol"])).spans_have_categories
 
 
 def top_level(category: str) -> str:
@@ -77,7 +89,7 @@ def score_axis(report: dict) -> tuple[str, float, float]:
     """Axis label and range of the score plot: MQM points from 0 up, or the 0–100 scale."""
     kind = score_kind(report)
     systems = (report.get("ranking") or {}).get("systems") or []
-    if kind != "mqm":
+    if not lower_is_better(report):
         return f"{kind.upper()} score (0–100, higher is better)", 0.0, 100.0
     top = max([0.0, *(v for s in systems for v in [s.get("score"), *(s.get("score_ci") or [])] if v is not None)])
     return "MQM points per segment (lower is better)", 0.0, max(1.0, top * 1.1)
@@ -130,7 +142,7 @@ def error_matrix(report: dict) -> dict[str, Any] | None:
     cells: dict[tuple[str, str], ErrorCell] = {}
     categories: dict[str, set[str]] = {}
     totals = {s: ErrorCell() for s in systems}
-    flat = score_kind(report) != "mqm"  # ESA spans have a severity, no category: one row per severity
+    flat = by_severity(report)  # ESA spans have a severity, no category: one row per severity
     for row in errors["rows"]:
         cat = f"Severity/{row['severity']}" if flat else str(row["category"])
         categories.setdefault(top_level(cat), set()).add(cat)
@@ -161,7 +173,7 @@ def error_shares(report: dict) -> tuple[list[str], list[tuple[str, dict[str, flo
     errors = report.get("errors")
     if not errors:
         return [], []
-    esa = score_kind(report) != "mqm"
+    esa = by_severity(report)
     systems = [s["system"] for s in (report.get("ranking") or {}).get("systems") or []]
     shares: dict[str, dict[str, float]] = {s: {} for s in systems}
     for row in errors["rows"]:

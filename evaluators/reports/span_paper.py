@@ -18,6 +18,7 @@ from typing import Any
 from evaluators.reports import facts as fx
 from evaluators.reports import span_page
 from evaluators.reports.text import exclusion_clause
+from protocols.registry import protocol_named
 
 CITATIONS = {
     "mqm": "Freitag et al., 2021",
@@ -39,7 +40,7 @@ def _ci(block: dict | None, digits: int = 3) -> str:
     return f", 95% CI [{_f(block['ci_low'], digits)}, {_f(block['ci_high'], digits)}]"
 
 
-def _listing(words: list[str]) -> str:
+def listing(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
@@ -47,39 +48,17 @@ def _listing(words: list[str]) -> str:
 
 # ---------------------------------------------------------------- methods paragraph
 def _protocol_sentence(kind: str, facts: dict, report: dict) -> str:
-    native = fx.how(facts) == "native"
+    """What annotators did and how a segment's score is made: the protocol's ``methods_protocol_sentence``."""
+    return protocol_named(str(report["protocol"])).methods_protocol_sentence(kind, facts, report)
+
+
+def severity_words(facts: dict) -> str:
+    """``a severity (minor, major and critical)``, naming the file's severities for an imported study."""
     categories = facts.get("categories") or {}
     from_file = categories.get("from") == "imported file"
     severities = list(categories.get("severities") or [])
-    severity_words = (f"a severity ({_listing(severities)}{', the severities used in the file' if from_file else ''})"
-                      if severities else "a severity")
-    if kind == "mqm":
-        taxonomy = list(categories.get("names") or [])
-        branches = sorted({span_page.top_level(c) for c in taxonomy})
-        discourse = [c.split("/", 1)[1] for c in taxonomy if span_page.is_discourse(c) and "/" in c]
-        score = (report.get("ranking") or {}).get("score") or {}
-        weights = span_page.weights_text(score) if score.get("weights") else "the WMT weights"
-        if taxonomy:
-            taxonomy_words = (f"the {len(taxonomy)} categories used in the file ({_listing(branches)})" if from_file
-                              else f"a typology of {len(taxonomy)} categories ({_listing(branches)})")
-        else:
-            taxonomy_words = "the study's typology"
-        if discourse:
-            taxonomy_words += (f", including {DISCOURSE_NOTE} for errors that only show across sentences "
-                               f"({_listing([d.lower() for d in discourse])})")
-        omissions = " (omissions as spans in the source)" if native else ""
-        return (f"Annotators marked every error span in each candidate translation{omissions} with a category from "
-                f"{taxonomy_words} and {severity_words}, or confirmed that it had no error: Multidimensional Quality "
-                f"Metrics (MQM) as in {CITATIONS['mqm']}. A segment's MQM score is the sum of its errors' weights "
-                f"({weights}; 0 = no error, lower is better).")
-    slider = " on a slider anchored at 0, 33, 66 and 100" if native else ""
-    if kind == "esa":
-        return (f"Annotators marked error spans in each candidate translation with {severity_words} and then scored "
-                f"the candidate from 0 to 100{slider}: Error Span Annotation (ESA; {CITATIONS['esa']}).")
-    anchors = f", with ESA's anchors, {CITATIONS['esa']}" if native else ""
-    verb = "scored each candidate translation from 0 to 100" if native else "gave each candidate translation a score"
-    scale = "" if native else " (stored on a 0–100 scale)"
-    return f"Annotators {verb}{slider}{scale} (direct assessment, {CITATIONS['da']}{anchors}; no error spans)."
+    return (f"a severity ({listing(severities)}{', the severities used in the file' if from_file else ''})"
+            if severities else "a severity")
 
 
 def _design_sentence(report: dict, facts: dict) -> str:
@@ -98,7 +77,9 @@ def _design_sentence(report: dict, facts: dict) -> str:
 def _qc_sentence(kind: str, report: dict, facts: dict) -> str:
     qc = [fx.timing_clause(facts), *fx.control_clauses(facts)]
     controls = (facts.get("recorded") or {}).get("controls") or {}
-    if kind == "esa" and controls.get("kind") == "injected_error" and qc[1:]:
+    uses_spans = bool((report.get("policies") or {}).get("uses_spans", True))
+    if (protocol_named(str(report["protocol"])).tests_score_drop(uses_spans) and controls.get("kind") == "injected_error"
+            and qc[1:]):
         qc[1] += ("; the scores of the degraded copies against their originals were compared with a one-sided "
                   "Mann–Whitney U test")
     control = report.get("control") or {}
@@ -130,7 +111,7 @@ def _agreement_sentence(kind: str, report: dict) -> str:
         taus = [p["kendall_tau"] for p in pairs]
         tau = (f"; Kendall's τ-b between rater pairs averaged {_f(mean(taus))} over {len(taus)} pair"
                f"{'s' if len(taus) != 1 else ''} (Kendall, 1945)" if taus else "")
-        what = "MQM scores" if kind == "mqm" else "scores"
+        what = protocol_named(str(report["protocol"])).segment_scores_name()
         parts.append(f"Segment {what}: Krippendorff's α (interval) = {_f(interval.get('value'))}{_ci(interval)} "
                      f"(Krippendorff, 2011){tau}.")
     spans = [p for p in block.get("spans") or [] if (p.get("overlap") or {}).get("f1") is not None]
@@ -168,7 +149,7 @@ def _ranking_sentence(kind: str, report: dict) -> str:
     return (f"A system's score is the mean over items of the mean over annotators, with a paired percentile "
             f"bootstrap 95% CI ({ci.get('n_boot')} resamples of items, seed {ci.get('seed')}). Systems were ranked "
             f"as in WMT ({CITATIONS['wmt']}; Appraise's ComputeWMT23Results, {CITATIONS['appraise']}): per-annotator "
-            f"z-scores{' of −MQM' if kind == 'mqm' else ''}, systems ordered by {order}, and a one-sided "
+            f"z-scores{protocol_named(str(report['protocol'])).z_scores_of()}, systems ordered by {order}, and a one-sided "
             f"Mann–Whitney U test on the items both systems were scored on for every pair (p < "
             f"{settings.get('p_level', 0.05)} a win); clusters of systems not separated by significant wins, in "
             f"order (clusters separated by semicolons): {listing}.")
@@ -210,7 +191,7 @@ def ranking_caption(report: dict) -> str:
     ranking = report.get("ranking") or {}
     score = ranking.get("score") or {}
     kind = span_page.score_kind(report)
-    direction = "lower is better" if kind == "mqm" else "higher is better"
+    direction = "lower is better" if span_page.lower_is_better(report) else "higher is better"
     refs = any(s.get("is_reference") for s in ranking.get("systems") or [])
     return (f"Human ranking ({kind.upper()}, {direction}; {span_page.weights_text(score)}). Systems in a cluster "
             f"are not significantly different; every system beats all systems of the clusters below it (one-sided "

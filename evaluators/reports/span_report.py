@@ -1,9 +1,13 @@
 """The report blocks of the span and score protocols (MQM, ESA, DA): scores, WMT ranking, errors, agreement.
 
-Pure pandas (no Django): every number is a function of the export frame, as for the
+Pandas on the export frame: every number is a function of the export frame, as for the
 other protocols (``study_stats``). One rating = one (judgment, candidate) row whose
 ``spans`` or ``score`` is set; a candidate the rater did not rate (imported studies,
 where a rater sees a subset of the systems) has neither and is not a rating.
+
+What differs between the protocols is the protocol's (``protocols.parts.reports``:
+``segment_scores``, ``higher_is_better``, ``spans_have_categories``, ``score_scheme``,
+``score_methods``).
 
 * **Segment score of one rating**: MQM, the sum of the weights of its spans under the
   study's scheme (``evaluators.stats.mqm.MqmWeights``; 0 = no error; lower is better);
@@ -33,8 +37,8 @@ import pandas as pd
 from evaluators.stats import mqm as mq
 from evaluators.stats import spans as sp
 from evaluators.stats.wmt_ranking import wmt_ranking
+from protocols.registry import protocol_named
 
-SPAN_PROTOCOLS = ("mqm", "esa")
 SEVERITY_ORDER = ("no-error", "neutral", "minor", "major", "critical")
 DA_BANDS = ((0.0, 33.0, "0-33"), (33.0, 66.0, "34-66"), (66.0, 100.0, "67-100"))
 
@@ -133,10 +137,12 @@ def error_rows(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def segment_scores(ratings: pd.DataFrame, protocol: str, weights: mq.MqmWeights) -> pd.DataFrame:
-    """One score per (system, item, annotator): MQM points or the ESA/DA score."""
-    if protocol == "mqm":
-        scores = mq.mqm_segment_scores(error_rows(ratings), weights)
-        return scores.rename(columns={"segment": "item", "rater": "annotator"})[["system", "item", "annotator", "score"]]
+    """One score per (system, item, annotator): MQM points or the ESA/DA score (the protocol's ``segment_scores``)."""
+    return protocol_named(protocol).segment_scores(ratings, weights)
+
+
+def given_scores(ratings: pd.DataFrame) -> pd.DataFrame:
+    """The scores the raters gave, one per rating that has one (ESA, DA)."""
     given = ratings.dropna(subset=["score_given"])
     return pd.DataFrame({"system": given["system"].to_numpy(), "item": given["item"].to_numpy(),
                          "annotator": given["annotator"].to_numpy(), "score": given["score_given"].astype(float).to_numpy()})
@@ -147,7 +153,8 @@ def ranking_block(scores: pd.DataFrame, protocol: str, weights: mq.MqmWeights, *
     """``ranking`` of the report: WMT ranking with MQM/ESA scores and bootstrap CIs."""
     if scores.empty:
         return None
-    higher = protocol != "mqm"
+    spec = protocol_named(protocol)
+    higher = spec.higher_is_better
     long = pd.DataFrame({"system": scores["system"], "segment": scores["item"], "rater": scores["annotator"],
                          "score": scores["score"]})
     ci_table = mq.bootstrap_system_ci(long, n_boot=n_boot, seed=seed)
@@ -174,11 +181,7 @@ def ranking_block(scores: pd.DataFrame, protocol: str, weights: mq.MqmWeights, *
                               "aggregate": "mean over items of the mean over raters",
                               "ci": {"method": "paired percentile bootstrap over items", "n_boot": n_boot,
                                      "seed": seed, "confidence": 0.95}}
-    if protocol == "mqm":
-        scheme.update(weights.describe())
-        scheme["z"] = "per-annotator z-scores of −MQM (higher is better)"
-    else:
-        scheme.update(name="esa", scale=[0, 100])
+    scheme.update(spec.score_scheme(weights))
     return {"method": wmt.as_dict()["method"], "systems": systems, "head_to_head": wmt.head_to_head,
             "settings": wmt.settings, "score": scheme}
 
@@ -186,7 +189,7 @@ def ranking_block(scores: pd.DataFrame, protocol: str, weights: mq.MqmWeights, *
 def errors_block(ratings: pd.DataFrame, weights: mq.MqmWeights, protocol: str) -> dict[str, Any]:
     """Errors per system, category and severity (count, penalty, per rating)."""
     rows = error_rows(ratings)
-    if protocol == "esa":
+    if not protocol_named(protocol).spans_have_categories:
         rows = rows.assign(category=np.where(rows["category"] == mq.NO_ERROR, mq.NO_ERROR, "(ESA span)"))
         w = mq.MqmWeights(name="esa-count", non_translation_categories=())
     else:
@@ -230,7 +233,8 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
     long = pd.DataFrame(rows, columns=["unit", "rater", "start", "end", "side", "category"])
     target = long[long["side"] == "target"]
     block["spans"] = sp.span_agreement(target)
-    if protocol == "mqm":
+    categories = protocol_named(protocol).spans_have_categories
+    if categories:
         block["categories"] = sp.category_agreement(target)
         block["categories_top_level"] = sp.category_agreement(target, depth=1)
     else:
@@ -238,7 +242,7 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
     if unit_lengths:
         seen = set(target["unit"])
         known: dict[Hashable, int] = {u: n for u, n in unit_lengths.items() if u in seen}
-        cats = target.assign(category=target["category"].fillna("error") if protocol == "mqm" else "error")
+        cats = target.assign(category=target["category"].fillna("error") if categories else "error")
         block["unitized_alpha"] = sp.unitized_alpha_pairs(cats, known) if known else []
     else:
         block["unitized_alpha"] = None
@@ -247,15 +251,5 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
 
 
 def methods_for(protocol: str, uses_spans: bool) -> dict[str, str]:
-    """METHODS with the score and ranking lines worded for this protocol."""
-    out = dict(METHODS)
-    if protocol == "mqm":
-        out["score"] = ("MQM: a rating's score is the sum of its error weights (Freitag et al. 2021; the scheme and "
-                        "every weight in ranking.score), 0 = no error, lower is better. " + METHODS["score"])
-        out["ranking"] = METHODS["ranking"] + " MQM points enter the ranking negated (higher is better there)."
-    elif uses_spans:
-        out["score"] = ("ESA: annotators mark minor/major error spans, then give the 0–100 score used as given "
-                        "(Kocmi et al. 2024); higher is better. " + METHODS["score"])
-    else:
-        out["score"] = ("DA: the 0–100 score as given, higher is better (Graham et al. 2013; WMT). " + METHODS["score"])
-    return out
+    """METHODS with the score and ranking lines worded for this protocol (its ``score_methods``)."""
+    return {**METHODS, **protocol_named(protocol).score_methods(uses_spans)}

@@ -67,7 +67,7 @@ def errors_svg(report: dict) -> str:
     groups, shares = span_page.error_shares(report)
     if not groups or not shares:
         return ""
-    by_severity = span_page.score_kind(report) != "mqm"
+    by_severity = span_page.by_severity(report)
     colours, labels = _colours(groups, by_severity), _labels(groups)
     label_w, plot_w, right = 170.0, 430.0, 60.0
     row_h, top = 26.0, 34.0

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -42,8 +42,10 @@ from evaluators.stats.agreement import agreement
 from evaluators.stats.coding import WEIGHT_SCHEMES
 from evaluators.stats.ranking import system_ranking
 from studies.models import Candidate
+from protocols.registry import UnknownProtocol, names as protocol_names, protocol_named
 
-SPAN_PROTOCOLS = ("mqm", "esa")
+if TYPE_CHECKING:
+    from protocols.spec import ProtocolSpec
 
 POLICY_CHOICES: dict[str, tuple[str, ...]] = {
     "ties": ("keep", "drop"),
@@ -53,11 +55,8 @@ POLICY_CHOICES: dict[str, tuple[str, ...]] = {
     "ranking_coding": ("system", "position"),
 }
 DEFAULT_POLICIES = {name: choices[0] for name, choices in POLICY_CHOICES.items()}
-UNITS = {"ranking": "candidate pairs", "choice": "items", "judgment": "items",
-         "mqm": "segments (item × candidate)", "esa": "segments (item × candidate)"}
 #: Columns an export file must have (the rest are optional).
 EXPORT_REQUIRED = ("item", "annotator", "system", "judgment", "protocol")
-PROTOCOL_COLUMN = {"ranking": "rank", "choice": "choice", "judgment": "label", "mqm": "spans", "esa": "score"}
 NO_PHENOMENON = "(none)"
 
 METHODS: dict[str, str] = {
@@ -145,12 +144,12 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     if len(protocols) > 1:
         raise ReportError(f"{source}: column 'protocol' mixes {', '.join(protocols)}; export one study per file")
     protocol = protocols[0] if protocols else ""
-    if protocol and protocol not in UNITS:
-        raise ReportError(f"{source}: column 'protocol': unknown protocol {protocol!r} ({', '.join(UNITS)})")
+    if protocol and protocol not in protocol_names():
+        raise ReportError(f"{source}: column 'protocol': unknown protocol {protocol!r} ({', '.join(protocol_names())})")
     studies = sorted({str(s) for s in df["study"].dropna()} - {""}) if "study" in df.columns else []
     if len(studies) > 1:
         raise ReportError(f"{source}: column 'study' mixes studies {', '.join(studies)}; export one study per file")
-    answer_col = PROTOCOL_COLUMN.get(protocol)
+    answer_col = protocol_named(protocol).answer_column if protocol else None
     if answer_col and answer_col not in df.columns:
         raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
     for col in ("item", "annotator", "system", "judgment"):
@@ -209,16 +208,18 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
 
 
 # ---------------------------------------------------------------- conversions
+def _spec(protocol: str) -> ProtocolSpec:
+    try:
+        return protocol_named(protocol)
+    except UnknownProtocol as exc:
+        raise ReportError(f"unknown protocol {exc}") from None
+
+
 def _convert(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, excluded: str,
              ranking_coding: str = "system") -> tuple[pd.DataFrame, dict]:
     try:
-        if protocol == "ranking":
-            return rt.ranking_to_pairs(frame, ties=ties, spam=spam, excluded=excluded, coding=ranking_coding)
-        if protocol == "choice":
-            return rt.choice_to_labels(frame, ties=ties, spam=spam, excluded=excluded)
-        # judgment: one label per judgment (the label is repeated on every candidate row of the export)
-        one = frame.drop_duplicates("judgment", keep="first")
-        return rt.judgment_to_labels(one, spam=spam, excluded=excluded, unit="item")
+        return _spec(protocol).agreement_ratings(frame, ties=ties, spam=spam, excluded=excluded,
+                                                 ranking_coding=ranking_coding)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
 
@@ -243,7 +244,7 @@ def _ratings_both(frame: pd.DataFrame, protocol: str, *, spam: str, excluded: st
                   ranking_coding: str = "system") -> dict[str, tuple[pd.DataFrame, dict]]:
     """Ratings with ties kept and with ties dropped, keyed by the ``ties`` policy."""
     keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded, ranking_coding=ranking_coding)
-    if protocol == "judgment":
+    if not _spec(protocol).has_ties:
         return {"keep": keep, "drop": keep}
     return {"keep": keep, "drop": _without_ties(*keep)}
 
@@ -255,7 +256,7 @@ def _ratings(frame: pd.DataFrame, protocol: str, *, ties: str, spam: str, exclud
 
 def _pairs(frame: pd.DataFrame, protocol: str, *, excluded: str) -> pd.DataFrame | None:
     """Pairwise outcomes on REAL items (spam never counts) for the system ranking."""
-    return rt.protocol_pairs(frame, protocol, excluded=excluded)[0]
+    return _spec(protocol).human_pairs(frame, excluded=excluded)[0]
 
 
 def _agreement(ratings: pd.DataFrame, weights: str) -> dict:
@@ -264,45 +265,34 @@ def _agreement(ratings: pd.DataFrame, weights: str) -> dict:
 
 
 # ---------------------------------------------------------------- DiP Table 13 counts
+OUTCOME_COLUMNS = ["judgment", "phenomenon", "is_spam_item", "excluded", "outcome", "neither"]
+
+
 def outcome_counts(frame: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """One row per judgment that shows a reference: ``phenomenon`` and its ``outcome``.
 
-    Outcomes: ``reference`` (the reference alone at the best rank, or chosen),
-    ``system`` (a system ranked strictly above it, or chosen), ``tie`` (shares
-    the best rank; choice ``tie`` or ``neither``), ``invalid`` (choice
-    ``invalid``, or no usable answer).  Judgment-protocol studies have no
-    contest: the result is empty.
+    Outcomes (the protocol's ``reference_outcomes``): ``reference`` (the reference
+    won outright), ``system`` (a system won), ``tie`` (a tie, or choice ``neither``),
+    ``invalid`` (no usable answer).  A protocol whose answers contest no reference
+    (judgment) gives an empty frame.
     """
-    cols = ["judgment", "phenomenon", "is_spam_item", "excluded", "outcome", "neither"]
-    if protocol not in ("ranking", "choice") or frame.empty:
-        return pd.DataFrame(columns=cols)
+    outcomes = _spec(protocol).reference_outcomes(frame) if not frame.empty else None
+    return pd.DataFrame(columns=OUTCOME_COLUMNS) if outcomes is None else outcomes[OUTCOME_COLUMNS]
+
+
+def reference_judgments(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The rows of the judgments that show a reference, and one row per such judgment (index ``judgment``)
+    with its ``phenomenon``, ``is_spam_item`` and ``excluded``; ``(empty outcomes, None)`` when none does.
+
+    What every protocol's ``reference_outcomes`` starts from.
+    """
     with_ref = frame.groupby("judgment", sort=False)["is_reference"].transform("any")
     df = frame[with_ref]
     if df.empty:
-        return pd.DataFrame(columns=cols)
-    g = df.groupby("judgment", sort=False)
-    head = g.agg(phenomenon=("phenomenon", "first"), is_spam_item=("is_spam_item", "first"),
-                 excluded=("excluded", "first"))
-    neither = pd.Series(False, index=head.index)
-    if protocol == "ranking":
-        ref_rank = df[df["is_reference"]].groupby("judgment", sort=False)["rank"].min().reindex(head.index)
-        best_sys = df[~df["is_reference"]].groupby("judgment", sort=False)["rank"].min().reindex(head.index)
-        outcome = np.select(
-            [ref_rank.isna() | best_sys.isna(), ref_rank < best_sys, ref_rank == best_sys],
-            ["invalid", "reference", "tie"], default="system")
-    else:
-        choice = g["choice"].first().map(lambda v: v.strip() if isinstance(v, str) else v)
-        low = choice.map(lambda v: v.lower() if isinstance(v, str) else v)
-        ref_systems = df[df["is_reference"]].groupby("judgment", sort=False)["system"].agg(set)
-        systems = g["system"].agg(set)
-        is_ref = pd.Series([c in ref_systems.get(j, set()) for j, c in zip(choice.index, choice)], index=choice.index)
-        is_sys = pd.Series([c in s for c, s in zip(choice, systems)], index=choice.index) & ~is_ref
-        neither = (low == rt.NEITHER).fillna(False).astype(bool)
-        outcome = np.select([is_ref, is_sys, (low == rt.TIE) | neither], ["reference", "system", "tie"],
-                            default="invalid")
-    head["outcome"] = outcome
-    head["neither"] = neither.to_numpy()
-    return head.reset_index()[cols]
+        return pd.DataFrame(columns=OUTCOME_COLUMNS), None
+    head = df.groupby("judgment", sort=False).agg(
+        phenomenon=("phenomenon", "first"), is_spam_item=("is_spam_item", "first"), excluded=("excluded", "first"))
+    return df, head
 
 
 def _count_block(outcomes: pd.DataFrame) -> dict:
@@ -399,25 +389,24 @@ def report_from_frame(
     """
     _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
                      "ranking_coding": ranking_coding})
-    if protocol not in UNITS:
-        raise ReportError(f"unknown protocol {protocol!r}")
+    spec = _spec(protocol)
     notes: list[str] = []
     frame, n_pilot = _pilot_policy(frame, pilot)
-    if protocol in SPAN_PROTOCOLS:
+    if spec.per_candidate_annotations:
         span = _span_report(frame, study=study, protocol=protocol, spam=spam, excluded=excluded, pilot=pilot,
                             n_pilot=n_pilot, weights=weights, seed=seed, n_boot=n_boot, notes=notes, **span_options)
         span["facts"] = data_facts(frame, excluded=excluded, span=True)
         return span
     both = _ratings_both(frame, protocol, spam=spam, excluded=excluded, ranking_coding=ranking_coding)
     ratings, applied = both[ties]
-    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
+    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": spec.report_unit}
     try:
         report.update(_agreement(ratings, weights))
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     report["policies"] = {
         "ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
-        "ranking_coding": ranking_coding if protocol == "ranking" else None,
+        "ranking_coding": ranking_coding if spec.ranking_codings else None,
         "invalid": "drop", "weights": weights, "seed": seed, "n_boot": n_boot,
         "n_judgments_in": applied.get("n_judgments_in", 0),
         "n_judgments_used": applied.get("n_judgments_used", 0),
@@ -428,9 +417,9 @@ def report_from_frame(
     }
     other = "drop" if ties == "keep" else "keep"
     other_key = "without_ties" if ties == "keep" else "with_ties"
-    if protocol == "judgment":
+    if not spec.has_ties:
         report[other_key] = None
-        notes.append("judgment studies have no ties: the with/without-ties variants coincide")
+        notes.append(f"{protocol} studies have no ties: the with/without-ties variants coincide")
     else:
         other_ratings, _ = both[other]
         report[other_key] = _agreement(other_ratings, weights)
@@ -446,21 +435,20 @@ def report_from_frame(
     if phenomena and phenomena != [NO_PHENOMENON]:
         for name in phenomena:
             block = _agreement(ratings[ratings["phenomenon"] == name], weights)
-            counts = _count_block(used[used["phenomenon"] == name]) if protocol != "judgment" else {}
+            counts = _count_block(used[used["phenomenon"] == name]) if spec.contests_reference else {}
             by_phenomenon[name] = {**block, **counts}
-            if protocol != "judgment":
+            if spec.has_ties:
                 # DiP Table 13 and Jwalapuram et al. report agreement both with and without ties.
                 other_ratings = both[other][0]
                 phen_other = other_ratings[other_ratings["phenomenon"] == name]
                 by_phenomenon[name][other_key] = _agreement(phen_other, weights) if len(phen_other) else None
     report["by_phenomenon"] = by_phenomenon
-    report["control"] = _control(outcomes, excluded) if protocol != "judgment" else None
-    if report["control"] is None and protocol != "judgment":
+    report["control"] = _control(outcomes, excluded) if spec.contests_reference else None
+    if report["control"] is None and spec.contests_reference:
         notes.append("no real item shows a hidden reference: no control figure")
     pairs: pd.DataFrame | None
-    if protocol == "ranking" and spam == "drop" and ranking_coding == "system":
-        pairs = both["keep"][0]  # the same conversion: real items, ties kept, labelled by winner
-    else:
+    pairs = spec.pairs_from_ratings(both["keep"][0], spam=spam, ranking_coding=ranking_coding)
+    if pairs is None:
         pairs = _pairs(frame, protocol, excluded=excluded)
     report["ranking"] = _ranking(pairs, protocol,
                                  seed=seed, n_boot=n_boot, notes=notes)
@@ -481,15 +469,15 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     if uses_spans is None:  # a file: DA when no rating carries spans
-        uses_spans = bool(len(ratings)) and any(s is not None for s in ratings["span_list"])
-        uses_spans = uses_spans or protocol == "mqm"
+        uses_spans = _spec(protocol).file_uses_spans(
+            bool(len(ratings)) and any(s is not None for s in ratings["span_list"]))
     if excluded == "drop":
         ratings = ratings[~ratings["excluded"].astype(bool)]
     real = ratings[~ratings["is_spam_item"].astype(bool)]
     used = real if spam == "drop" else ratings
     scheme = sr.weights_from(mqm_weights)
     units = sr.agreement_ratings(used, protocol, uses_spans)
-    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": UNITS[protocol]}
+    report: dict[str, Any] = {"study": study, "protocol": protocol, "unit": _spec(protocol).report_unit}
     try:
         report.update(agreement(units, item="item", rater="rater", label="label", weights=weights,
                                 categories=sr.category_order(units["label"]) or None))
@@ -566,7 +554,7 @@ def study_export_frame(study: Any) -> pd.DataFrame:
 def study_report(study: Any, **options: Any) -> dict:
     """The report of a stored study: its export frame through :func:`report_from_frame`."""
     frame, _, _ = stats_frame(study_export_frame(study), source=f"study {study.slug}")
-    if study.protocol not in SPAN_PROTOCOLS:
+    if not study.spec.per_candidate_annotations:
         report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
         report["facts"] = study_facts(study, report["facts"])
         return report

@@ -7,6 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocols.registry import UnknownProtocol, protocol_named
+
+
+def _per_candidate(report: dict) -> bool:
+    """The report is a span/score protocol's (MQM, ESA, DA): its controls and ranking are its own."""
+    try:
+        return protocol_named(str(report.get("protocol"))).per_candidate_annotations
+    except UnknownProtocol:
+        return False
+
 #: Display names, in the order the seeds report them (AC1 first).
 COEFFICIENT_NAMES: dict[str, str] = {
     "gwet_ac1": "Gwet's AC1",
@@ -116,7 +126,7 @@ def study_report_text(report: dict) -> str:
             )
     control = report.get("control")
     out.append("")
-    if report.get("protocol") in ("mqm", "esa"):
+    if _per_candidate(report):
         pass  # control items of span protocols are reported by `quality`
     elif control:
         out.append(
@@ -127,7 +137,7 @@ def study_report_text(report: dict) -> str:
         out.append("Control: no hidden reference in this study")
     ranking = report.get("ranking") or {}
     systems = ranking.get("systems") or []
-    if report.get("protocol") in ("mqm", "esa"):
+    if _per_candidate(report):
         out.extend(_score_ranking_lines(report))
     elif systems:
         out.append("")
@@ -157,7 +167,7 @@ def _score_ranking_lines(report: dict) -> list[str]:
     out: list[str] = []
     if systems:
         score = ranking.get("score", {})
-        unit = "MQM points, lower is better" if report.get("protocol") == "mqm" else "0-100, higher is better"
+        unit = protocol_named(str(report["protocol"])).score_unit_words()
         out += ["", f"Human ranking ({ranking.get('method')}; score: {score.get('name')}, {unit})",
                 f"  {'cluster':<9}{'rank':<9}{'system':<22}{'score':>9}{'95% CI':>21}{'z':>9}{'items':>7}"]
         for s in systems:

@@ -31,7 +31,6 @@ from evaluators.stats.ratings import (
     choice_to_pairs,
     judgment_to_labels,
     multilabel_category,
-    protocol_pairs,
     ranking_to_pairs,
     validate_judgments,
 )
@@ -51,7 +50,6 @@ __all__ = [
     "choice_to_pairs",
     "judgment_to_labels",
     "multilabel_category",
-    "protocol_pairs",
     "ranking_to_pairs",
     "validate_judgments",
     "bootstrap_ci",

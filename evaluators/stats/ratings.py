@@ -75,7 +75,6 @@ __all__ = [
     "choice_to_pairs",
     "judgment_to_labels",
     "multilabel_category",
-    "protocol_pairs",
 ]
 
 JUDGMENT_COLUMNS: dict[str, str] = {
@@ -487,20 +486,3 @@ def judgment_to_labels(
     if "phenomenon" in d.columns:
         out["phenomenon"] = d["phenomenon"].to_numpy()
     return _finish(out, policies, df)
-
-
-# --------------------------------------------------------------------------
-def protocol_pairs(df: pd.DataFrame, protocol: str, *, excluded: str = "drop") -> tuple[pd.DataFrame | None, dict | None]:
-    """A study's human pairwise outcomes on REAL items: the input of every system ranking.
-
-    Rankings: :func:`ranking_to_pairs`; choices: :func:`choice_to_pairs`
-    (``'neither'`` counts as a tie); ties kept, spam items always dropped,
-    excluded annotators dropped unless ``excluded="keep"``.  The judgment
-    protocol has no preferences: ``(None, None)``.  Shared by the study
-    report and the metric comparison so both rank systems on the same pairs.
-    """
-    if protocol == "ranking":
-        return ranking_to_pairs(df, ties="keep", spam="drop", excluded=excluded)
-    if protocol == "choice":
-        return choice_to_pairs(df, ties="keep", spam="drop", excluded=excluded)
-    return None, None

@@ -37,7 +37,7 @@ def _is_number(value: Any) -> bool:
 
 
 class SpanFamily(SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec):
-    answer_fields = ("annotations",)
+    answer_fields: ClassVar[tuple[str, ...]] = ("annotations",)
     per_candidate_annotations = True
     #: The severities of a study that names none.
     default_severities: ClassVar[tuple[str, ...]] = ()

@@ -39,12 +39,12 @@ SPAN_DOCS_ANCHOR = "#7-span-and-score-protocols-in-the-study-report-evaluatorsre
 
 def _downloads_of(study: Study) -> tuple[str, ...]:
     """The CSV tables of this study's report (span protocols have their own)."""
-    return SPAN_DOWNLOADS if study.protocol in span_page.SPAN_PROTOCOLS else DOWNLOADS
+    return SPAN_DOWNLOADS if study.spec.per_candidate_annotations else DOWNLOADS
 
 
 def _table_builder(study: Study, table: str) -> Any:
     """The builder of one CSV table for this study's protocol."""
-    if study.protocol in span_page.SPAN_PROTOCOLS and table in span_page.SPAN_TABLES:
+    if study.spec.per_candidate_annotations and table in span_page.SPAN_TABLES:
         return span_page.SPAN_TABLES[table]
     return TABLES[table]
 
@@ -55,7 +55,7 @@ def _span_context(study: Study, report: dict, query: str) -> dict[str, Any] | No
         return None
     kind = span_page.score_kind(report)
     return {
-        "kind": kind, "kind_label": {"mqm": "MQM", "esa": "ESA", "da": "DA"}[kind],
+        "kind": kind, "kind_label": kind.upper(),
         "ranking_rows": span_page.ranking_rows(report),
         "n_significant": sum(bool(h.get("significant")) for h in (report.get("ranking") or {}).get("head_to_head") or []),
         "weights_text": span_page.weights_text((report.get("ranking") or {}).get("score") or {}),
@@ -112,15 +112,16 @@ POLICY_HELP = {
 def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, Any]:
     query = _query(options)
     ties_main = ties_label(report)
-    span = study.protocol in span_page.SPAN_PROTOCOLS
+    span = study.spec.per_candidate_annotations
     choices = {**({} if span else {"ties": ("keep", "drop")}),
                "spam": ("drop", "keep"), "excluded": ("drop", "keep"),
                "pilot": ("drop", "keep"), "weights": ("identity", "quadratic", "linear", "ordinal"),
-               **({"ranking_coding": ("system", "position")} if study.protocol == "ranking" else {}),
+               **({"ranking_coding": study.spec.ranking_codings} if study.spec.ranking_codings else {}),
                **({"ranking_order": ("raw", "z")} if span else {})}
     other_key = "without_ties" if report["policies"]["ties"] == "keep" else "with_ties"
     return {
         "study": study, "report": report, "options": options, "query": query,
+        "contests_reference": study.spec.contests_reference,
         "ties_main": ties_main, "ties_other": other_key.replace("_", " "), "other": report.get(other_key),
         "other_key": other_key,
         "coefficient_rows": _coefficient_rows(report),

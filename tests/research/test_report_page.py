@@ -149,6 +149,7 @@ def test_study_without_judgments(staff_client):
     resp = page(staff_client, study.slug)
     assert resp.status_code == 200
     assert "No system ranking" in resp.content.decode()
+    assert "shows a hidden reference." in resp.content.decode()  # a ranking study: a reference could be contested
 
 
 def test_staff_only(client, study):
@@ -201,3 +202,4 @@ def test_judgment_study_page(staff_client):
     assert_page_matches(html, report)
     assert "no ties in this protocol" in html and "coefficients/cohen_kappa/value" in shown_numbers(html)
     assert report["ranking"] is None and "No system ranking" in html
+    assert "No real item of this study shows a hidden reference (judgment protocol)." in html

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 from evaluators.stats.agreement import agreement
+from protocols.registry import protocol_named
 from evaluators.stats.ratings import (
     choice_to_labels,
     choice_to_pairs,
     judgment_to_labels,
     multilabel_category,
-    protocol_pairs,
     ranking_to_pairs,
     validate_judgments,
 )
@@ -202,23 +202,23 @@ def test_validation_errors():
     assert "phenomenon" not in out.columns and pol["dropped_judgments"]["spam_item"] == 0
 
 
-def test_protocol_pairs_uses_the_protocols_converter_on_real_items():
+def test_human_pairs_of_each_protocol_use_its_converter_on_real_items():
     df = ranking_frame()
-    pairs, pol = protocol_pairs(df, "ranking")
+    pairs, pol = protocol_named("ranking").human_pairs(df)
     expected, expected_pol = ranking_to_pairs(df, ties="keep", spam="drop")
     pd.testing.assert_frame_equal(pairs, expected)
     assert pol == expected_pol and pol["dropped_judgments"]["spam_item"] == 2
     assert "spam" not in set(pairs["source_item"]) and "tie" in set(pairs["label"])
-    kept, _ = protocol_pairs(df, "ranking", excluded="keep")
+    kept, _ = protocol_named("ranking").human_pairs(df, excluded="keep")
     assert {"bad"} == set(kept["rater"]) - set(pairs["rater"])
 
     r = rows(1, "i1", "u1", choice="B", labels={"A": 0, "B": 0})
     r += rows(2, "i1", "u2", choice="neither", labels={"A": 0, "B": 0})
     r += rows(3, "s", "u1", choice="A", labels={"A": 0, "B": 0}, spam=True)
     choices = pd.DataFrame(r)
-    cpairs, _ = protocol_pairs(choices, "choice")
+    cpairs, _ = protocol_named("choice").human_pairs(choices)
     assert sorted(zip(cpairs["judgment"], cpairs["label"])) == [(1, "B"), (2, "tie")]
-    assert protocol_pairs(choices, "judgment") == (None, None)
+    assert protocol_named("judgment").human_pairs(choices) == (None, None)
 
 
 def test_empty_output_keeps_the_phenomenon_column_as_text():
