@@ -53,6 +53,10 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
         """The severities a span may have ([] when the protocol has no spans)."""
         return []
 
+    def source_spans_allowed(self, study: Study) -> bool:
+        """Whether an error span may point into the source text (only where annotators see it)."""
+        return False
+
     def study_errors(self, study: Study) -> dict[str, list[str]]:
         """Problems of a study's settings for this protocol (``Study.clean``), by field."""
         return {}

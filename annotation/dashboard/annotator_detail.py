@@ -12,8 +12,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from studies.models import Candidate, Protocol, Study
-from studies.controls.spam import CONTROL_ERROR_KEY
+from studies.models import Candidate, Study
 
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from annotation.quality.checks import spam_check_failed
@@ -63,46 +62,6 @@ def _spam_candidates(study: Study, item_ids: set[int]) -> dict[int, list[Candida
     return by_item
 
 
-def _describe(study: Study, answer: dict[str, Any], candidates: list[Candidate]) -> tuple[list[str], str]:
-    """What the annotator answered on a spam item, and what would have passed the check (staff only)."""
-    name = {c.pk: ("scrambled copy" if c.is_spam else f"{c.system}") for c in candidates}
-    if study.is_span_protocol:
-        return _describe_spans(study, answer, candidates)
-    if study.protocol == Protocol.RANKING:
-        ranks = sorted(((rank, int(pk)) for pk, rank in answer.get("ranks", {}).items()))
-        return ([f"rank {rank}: {name.get(pk, pk)}" for rank, pk in ranks],
-                "the scrambled copy ranked strictly last, below every real candidate")
-    if study.protocol == Protocol.CHOICE:
-        choice = answer.get("choice", {})
-        picked = (name.get(choice["candidate"], choice["candidate"]) if "candidate" in choice
-                  else f"option “{choice.get('option', '')}”")
-        return [f"chose {picked}"], "a real candidate, or “neither” / “invalid” (never the scrambled copy or “tie”)"
-    first = study.labels[0] if study.labels else ""
-    return ([f"label “{label}”" for label in answer.get("labels", [])],
-            f"any label but “{first}” (the first label means the text was not read)")
-
-
-def _describe_spans(study: Study, answer: dict[str, Any], candidates: list[Candidate]) -> tuple[list[str], str]:
-    """MQM/ESA: the annotator's spans and score on the degraded candidate, and where the generated error was."""
-    bad = next((c for c in candidates if c.is_spam), None)
-    if bad is None:
-        return [], ""
-    entry = answer.get("annotations", {}).get(str(bad.pk), {})
-    answered = [f"{s['severity']} [{s['start']}, {s['end']}) “{bad.text[s['start']:s['end']]}”"
-                + (" in the source" if s.get("side") == "source" else "") for s in entry.get("spans", [])]
-    answered = answered or (["no error marked"] if study.uses_spans else [])
-    if "score" in entry:
-        answered.append(f"score {entry['score']}")
-    if not study.uses_spans:
-        return answered, "a lower score for the degraded copy than for its original"
-    record = bad.item.metadata.get(CONTROL_ERROR_KEY) if bad.item_id else None
-    if not record:
-        return answered, "a major or critical span on the scrambled copy"
-    return answered, (f"a major or critical span overlapping [{record['start']}, {record['end']}) "
-                      f"“{bad.text[record['start']:record['end']]}” ({record['kind']}: “{record['before']}” → "
-                      f"“{record['after']}”)")
-
-
 def annotator_activity(*, annotator: Annotator) -> tuple[list[JudgmentRow], list[FailedCheck]]:
     """Every judgment (revisions included) in submission order, and the current answers that failed a spam check."""
     study = annotator.study
@@ -125,7 +84,7 @@ def annotator_activity(*, annotator: Annotator) -> tuple[list[JudgmentRow], list
             seconds=None if duration is None else duration / 1000,
             fast=duration is not None and duration < minimum_ms, failed_check=fails))
         if fails and r["is_current"]:  # the quality figures count current answers only; so does this list
-            answered, would_pass = _describe(study, r["answer"], candidates[item_id])
+            answered, would_pass = study.spec.spam_answer_words(study, r["answer"], candidates[item_id])
             failed.append(FailedCheck(item=r["assignment__item__external_id"],
                                       spam_of=r["assignment__item__spam_of__external_id"] or "",
                                       submitted_at=r["submitted_at"], answered=answered, would_pass=would_pass))

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from studies.definition.languages import text_direction
-from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study, Unit
+from studies.models import Candidate, Item, Study, Unit
 from studies.definition.typography import shown_candidate
 
 from annotation.items import selectors
@@ -24,7 +24,7 @@ from annotation.pages.interface import wording_languages
 from annotation.pages.links import page_url
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from annotation.handout.services import candidate_order_for
-from annotation.pages.span_screen import candidate_errors, span_keys, span_screen
+from annotation.pages.span_screen import span_keys
 from annotation.items.rendering import candidate_letter, highlighted_lines, instructions_html
 
 #: Wording and key of the extra answers a choice study may offer (the keys stay Latin letters in every language).
@@ -33,32 +33,6 @@ OPTION_TEXT: dict[str, tuple[Promise, str, Promise]] = {
     "tie": (gettext_lazy("Tie"), "t", gettext_lazy("Both are equally good (or equally bad).")),
     "invalid": (gettext_lazy("Invalid"), "i", gettext_lazy("The item itself is broken or cannot be judged.")),
 }
-
-DEFAULT_QUESTION = {
-    Protocol.RANKING: gettext_lazy("Rank the candidate translations from best (1) to worst."),
-    Protocol.CHOICE: gettext_lazy("Which candidate translation is better?"),
-    Protocol.JUDGMENT: gettext_lazy("Which label describes the highlighted part of the translation?"),
-    Protocol.MQM: gettext_lazy("Mark every error in each translation with its category and severity, or confirm "
-                               "that it has none."),
-    Protocol.ESA: gettext_lazy("Mark the errors in each translation, then score it from 0 to 100."),
-}
-#: ESA without spans is direct assessment: the score alone.
-DA_QUESTION = gettext_lazy("How much of the meaning does each translation preserve? Score it from 0 to 100.")
-
-REQUIRED_MESSAGE = {
-    Protocol.RANKING: gettext_lazy("Give every candidate a rank before going on."),
-    Protocol.CHOICE: gettext_lazy("Choose one answer before going on."),
-    Protocol.JUDGMENT: gettext_lazy("Choose a label before going on."),
-    Protocol.MQM: gettext_lazy("Mark the errors of every translation, or confirm that it has none, before going on."),
-    Protocol.ESA: gettext_lazy("Score every translation before going on."),
-}
-#: Span pages: what a candidate the server found unanswered is told, beside it.
-UNANSWERED_TEXT = {
-    Protocol.MQM: gettext_lazy("Mark this translation's errors, or confirm that it has none."),
-    Protocol.ESA: gettext_lazy("Give this translation a score from 0 to 100."),
-}
-_SPAN_MISSING = re.compile(r"Every candidate needs an answer; \d+ missing \(([^)]*)\)\.")
-_SCORE_MISSING = re.compile(r"candidate (\S+)\.score: required, .*")
 
 # The service's ranking refusals (annotation/handout/services.py, English, with candidate ids), reworded here
 # in the interface language with letters; the ids in them also tell which cards to mark.
@@ -99,7 +73,7 @@ def refused_candidates(*, errors: dict[str, list[str]], letters: dict[str, str])
 
 def _reworded(message: str, study: Study, letters: dict[str, str]) -> str:
     if message == "This field is required.":
-        return str(REQUIRED_MESSAGE[Protocol(study.protocol)])
+        return str(study.spec.required_message)
     match = _MISSING.fullmatch(message)
     if match:
         count, which = int(match.group(1)), _letter_list(match.group(2), letters)
@@ -207,48 +181,6 @@ def preview_screen(*, item: Item, candidates: list[Candidate], answer: dict[str,
             "back_url": "", "start_url": post_url}
 
 
-def _default_question(study: Study) -> Any:
-    """The question above the item when the study sets none (DA: ESA without spans asks for the score alone)."""
-    if study.protocol == Protocol.ESA and not study.esa_spans:
-        return DA_QUESTION
-    return DEFAULT_QUESTION[Protocol(study.protocol)]
-
-
-def _span_errors(*, study: Study, errors: dict[str, list[str]], letters: dict[str, str],
-                 candidate_views: list[dict[str, Any]]) -> list[str]:
-    """Span pages: each refusal beside the candidate it names (``view["errors"]``); returns the rest.
-
-    "Unanswered" and "score required" are reworded in the interface language;
-    the other messages (a bad span's offsets, say) keep the server's words with
-    the candidate's letter instead of its id.
-    """
-    unanswered: list[str] = []
-    rest: list[str] = []
-    for field_messages in errors.values():
-        for message in field_messages:
-            missing = _SPAN_MISSING.fullmatch(message)
-            score = _SCORE_MISSING.fullmatch(message)
-            if missing:
-                unanswered += [x.strip() for x in missing.group(1).split(",")]
-            elif score and score.group(1) in letters:
-                unanswered.append(score.group(1))
-            elif message == "This field is required.":
-                rest.append(str(REQUIRED_MESSAGE[Protocol(study.protocol)]))
-            else:
-                rest.append(message)
-    by_candidate, general = candidate_errors(rest, letters)
-    for view in candidate_views:
-        own = [str(UNANSWERED_TEXT[Protocol(study.protocol)])] if view["public_id"] in unanswered else []
-        view["errors"] = own + by_candidate.get(view["public_id"], [])
-        view["invalid"] = bool(view["errors"])
-    named = [view["letter"] for view in candidate_views if view["errors"]]
-    if named:
-        general.insert(0, ngettext("See the message under candidate %(letters)s.",
-                                   "See the messages under candidates %(letters)s.", len(named))
-                       % {"letters": _join(named)})
-    return general
-
-
 def text_languages(*, study: Study, item: Item) -> dict[str, str]:
     """``lang``/``dir`` of the item's texts: the item's own languages (studies that mix directions), else the study's."""
     source = item.source_language or study.source_language
@@ -286,12 +218,10 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
                                                                     normalise=study.normalise_typography)),
                         "rank": ranks.get(c.public_id), "chosen": choice == c.public_id,
                         "invalid": letters[c.public_id] in refused} for k, c in enumerate(cands)]
-    span_parts: dict[str, Any] = {}
-    messages = readable_errors(study=study, errors=errors or {}, letters=letters)
-    if study.protocol in SPAN_PROTOCOLS:
-        span_parts = span_screen(study=study, item=item, cands=cands, candidate_views=candidate_views,
-                                 answer=answer, show_source=study.show_source)
-        messages = _span_errors(study=study, errors=errors or {}, letters=letters, candidate_views=candidate_views)
+    spec = study.spec
+    span_parts, messages = spec.answer_screen(
+        study=study, item=item, cands=cands, candidate_views=candidate_views, answer=answer, errors=errors or {},
+        letters=letters, messages=readable_errors(study=study, errors=errors or {}, letters=letters))
     return {
         **text_languages(study=study, item=item),
         **wording_languages(study),
@@ -303,7 +233,7 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
         "context": list(item.source_context) if study.show_source else list(item.target_context),
         "context_lines": context_lines(study=study, item=item),
         "source": item.source if study.show_source else "",
-        "question": study.question or _default_question(study),
+        "question": study.question or spec.default_question(study),
         "candidates": candidate_views,
         "rank_choices": list(range(1, len(cands) + 1)),
         "allow_ties": study.allow_ties,

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from studies.definition import taxonomy as tx
 from studies.definition.languages import writes_words_with_spaces
-from studies.models import Candidate, Item, Protocol, Study
+from studies.models import Candidate, Item, Study
 from studies.definition.sentences import sentence_spans, shown_sentences
 from studies.definition.typography import normalise_text
 
@@ -134,10 +134,10 @@ def severity_views(study: Study) -> list[dict[str, Any]]:
 
 def span_keys(study: Study) -> dict[str, Any]:
     """What the keyboard legend (``_keys.html``) needs on a span study's start page; {} for other protocols."""
-    if study.protocol not in (Protocol.MQM, Protocol.ESA):
+    if not study.is_span_protocol:
         return {}
     return {"uses_spans": study.uses_spans, "uses_score": study.uses_score,
-            "is_mqm": study.protocol == Protocol.MQM, "severities": severity_views(study)}
+            "is_mqm": bool(study.effective_taxonomy()), "severities": severity_views(study)}
 
 
 def snap_to_words(study: Study, item: Item) -> dict[str, bool]:
@@ -173,8 +173,9 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
         "span_page": True,
         "uses_spans": study.uses_spans,
         "uses_score": study.uses_score,
-        "is_mqm": study.protocol == Protocol.MQM,
-        "mark_source": study.protocol == Protocol.MQM and bool(source_segments),
+        # "is_mqm": spans carry a category from the study's taxonomy (MQM's), not only a severity (ESA's).
+        "is_mqm": bool(study.effective_taxonomy()),
+        "mark_source": study.spec.source_spans_allowed(study) and bool(source_segments),
         "has_source_column": bool(source_segments),
         "taxonomy": study.effective_taxonomy(),
         # The default taxonomy is English; a study's own is in the study's wording language.

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from studies.models import SPAN_PROTOCOLS, Item, Protocol
+from studies.models import Item
 
 from annotation.pages import tutorial_feedback as tf
 from annotation.handout.answers import JudgmentError
@@ -30,7 +30,7 @@ from annotation.pages.interface import page_context
 from annotation.pages.links import page_url
 from annotation.models import Annotator
 from annotation.items.rendering import highlighted_lines, instructions_html
-from annotation.pages.screens import DEFAULT_QUESTION, option_views, readable_errors
+from annotation.pages.screens import option_views, readable_errors
 from annotation.pages.span_screen import span_screen
 from annotation.pages.views import _message, annotator_required
 
@@ -117,15 +117,14 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
                "expected": label in (expected.get("labels") or [])} for k, label in enumerate(study.labels)]
     options = [{**o, "expected": expected.get("choice") == o["value"]}
                for o in option_views(study, given.get("choice") if isinstance(given.get("choice"), str) else None)]
-    protocol = Protocol(study.protocol)
-    question = study.question or DEFAULT_QUESTION[protocol]
+    question = study.question or study.spec.default_question(study)
     # Before the answer, span studies practise on the real marking interface (templates/annotation/_spans.html).
-    marking = study.protocol in SPAN_PROTOCOLS and result is None
+    marking = study.is_span_protocol and result is None
     span_parts = _span_parts(annotator, item, cands, candidate_views) if marking else {}
     context = {
         **page_context(study),
         "study": study, "annotator": annotator, "step": step, "total": len(tf.tutorial_items(study)),
-        "protocol": study.protocol, "is_span": study.protocol in SPAN_PROTOCOLS,
+        "protocol": study.protocol, "is_span": study.is_span_protocol,
         "uses_spans": study.uses_spans, "uses_score": study.uses_score,
         "row_severities": study.effective_severities(),
         "row_categories": [c["name"] for c in study.effective_taxonomy()],

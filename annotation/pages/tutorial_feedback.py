@@ -38,11 +38,10 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study
+from studies.models import Candidate, Item, Study
 
-from annotation.handout.answers import JudgmentError, judgment_validate
+from annotation.handout.answers import judgment_validate
 from annotation.pages.cookies import signed_value
-from annotation.pages.forms import payload_from_post
 from annotation.pages.links import page_url
 from annotation.models import Annotator, Assignment
 from annotation.items.rendering import candidate_letter
@@ -78,58 +77,9 @@ def stand_ins(cands: list[dict[str, Any]]) -> list[Candidate]:
 # --- the annotator's answer ---------------------------------------------------------
 
 def payload_from_form(*, study: Study, cands: list[dict[str, Any]], data: QueryDict) -> Any:
-    """The API payload a practice form describes (incomplete answers are left for the validator to refuse).
-
-    Span protocols: the ``annotations`` field as JSON (what a span-marking page posts), else the plain
-    form's rows: per candidate up to SPAN_ROWS "words with an error" fields located in its text (first
-    occurrence), their severity (and MQM category), and the ESA score.
-    """
-    if study.protocol not in SPAN_PROTOCOLS:
-        return payload_from_post(study=study, candidates=stand_ins(cands), data=data)
-    if data.get("annotations", "").strip():
-        # The span-marking page's JSON (annotation/pages/forms.py moves shown offsets to stored ones).
-        return payload_from_post(study=study, candidates=stand_ins(cands), data=data)
-    annotations: dict[str, Any] = {}
-    problems: list[str] = []
-    letters = letters_of(cands)
-    for cand in cands:
-        entry: dict[str, Any] = {}
-        if study.uses_spans:
-            entry["spans"] = _form_spans(study, cand, letters[cand["id"]], data, problems)
-        if study.uses_score:
-            score = data.get(f"score-{cand['id']}", "").strip()
-            entry["score"] = _number_or_text(score) if score else None
-        annotations[cand["id"]] = entry
-    if problems:
-        raise JudgmentError({"annotations": problems})
-    return {"annotations": annotations}
-
-
-def _number_or_text(raw: str) -> Any:
-    try:
-        return float(raw) if "." in raw else int(raw)
-    except ValueError:
-        return raw  # refused by the validator with its message
-
-
-def _form_spans(study: Study, cand: dict[str, Any], letter: str, data: QueryDict,
-                problems: list[str]) -> list[dict[str, Any]]:
-    spans = []
-    for k in range(SPAN_ROWS):
-        words = data.get(f"span-{cand['id']}-{k}-text", "").strip()
-        if not words:
-            continue
-        start = cand["text"].find(words)
-        if start < 0:
-            problems.append(_("Candidate %(letter)s: the words “%(words)s” are not in its text.")
-                            % {"letter": letter, "words": words})
-            continue
-        span: dict[str, Any] = {"start": start, "end": start + len(words), "side": "target",
-                                "severity": data.get(f"span-{cand['id']}-{k}-severity", "")}
-        if study.protocol == Protocol.MQM:
-            span["category"] = data.get(f"span-{cand['id']}-{k}-category", "")
-        spans.append(span)
-    return spans
+    """The API payload a practice form describes (incomplete answers are left for the validator to refuse):
+    the protocol's own reading of the practice form (its spec's ``tutorial_answer_from_post``)."""
+    return study.spec.tutorial_answer_from_post(study, stand_ins(cands), cands, data)
 
 
 def answer_check(*, study: Study, item: dict[str, Any], cands: list[dict[str, Any]], payload: Any) -> dict[str, Any]:
@@ -173,20 +123,14 @@ class Feedback:
 def feedback(*, study: Study, item: dict[str, Any], cands: list[dict[str, Any]], answer: dict[str, Any],
              gold: dict[str, Any]) -> dict[str, Any]:
     letters = letters_of(cands)
-    if study.protocol == Protocol.RANKING:
-        result = _ranking(answer, gold, letters)
-    elif study.protocol == Protocol.CHOICE:
-        result = _choice(study, answer, gold, letters)
-    elif study.protocol == Protocol.JUDGMENT:
-        result = _labels(answer, gold)
-    else:
-        texts = {c["id"]: c["text"] for c in cands}
-        result = _spans(study, answer, gold, letters, texts, item.get("source", ""))
+    texts = {c["id"]: c["text"] for c in cands}
+    result = study.spec.tutorial_feedback(study=study, answer=answer, gold=gold, letters=letters, texts=texts,
+                                          source=item.get("source", ""))
     return {"correct": result.correct, "messages": result.messages, **result.data,
             "explanation": item.get("explanation", "")}
 
 
-def _ranking(answer: dict, gold: dict, letters: dict[str, str]) -> Feedback:
+def ranking_feedback(answer: dict, gold: dict, letters: dict[str, str]) -> Feedback:
     given, expected = answer["ranks"], gold["ranks"]
     rows, messages = [], []
     for cid, letter in letters.items():
@@ -210,7 +154,7 @@ def _choice_text(choice: dict[str, Any], letters: dict[str, str]) -> str:
     return str(OPTION_TEXT[option][0]) if option in OPTION_TEXT else option
 
 
-def _choice(study: Study, answer: dict, gold: dict, letters: dict[str, str]) -> Feedback:
+def choice_feedback(study: Study, answer: dict, gold: dict, letters: dict[str, str]) -> Feedback:
     given, expected = answer["choice"], gold["choice"]
     ok = given == expected
     message = (_("Expected: %(expected)s. That is your answer.") if ok else
@@ -221,7 +165,7 @@ def _choice(study: Study, answer: dict, gold: dict, letters: dict[str, str]) -> 
                                     "expected_letter": letters.get(expected.get("candidate", ""), "")})
 
 
-def _labels(answer: dict, gold: dict) -> Feedback:
+def labels_feedback(answer: dict, gold: dict) -> Feedback:
     given, expected = answer["labels"], gold["labels"]
     ok = set(given) == set(expected)
     message = (_("Expected: %(expected)s. That is your answer.") if ok else
@@ -254,7 +198,7 @@ def _span_words(view: dict[str, Any]) -> str:
     return f"“{view['text']}”{where} ({label})"
 
 
-def _spans(study: Study, answer: dict, gold: dict, letters: dict[str, str], texts: dict[str, str],
+def spans_feedback(study: Study, answer: dict, gold: dict, letters: dict[str, str], texts: dict[str, str],
            source: str) -> Feedback:
     rows: list[dict[str, Any]] = []
     messages: list[str] = []

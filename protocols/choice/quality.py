@@ -1,8 +1,21 @@
-"""The choice protocol: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""The choice protocol: quality control, the spam check in words."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from protocols.parts.quality import QualityRules
 
+if TYPE_CHECKING:
+    from studies.models import Candidate, Study
+
 
 class ChoiceQuality(QualityRules):
-    pass
+    spam_rule_text = "fails when the scrambled candidate is chosen or the answer is 'tie'"
+
+    def spam_answer_words(self, study: Study, answer: dict[str, Any],
+                          candidates: list[Candidate]) -> tuple[list[str], str]:
+        name = {c.pk: ("scrambled copy" if c.is_spam else f"{c.system}") for c in candidates}
+        choice = answer.get("choice", {})
+        picked = (name.get(choice["candidate"], choice["candidate"]) if "candidate" in choice
+                  else f"option “{choice.get('option', '')}”")
+        return [f"chose {picked}"], "a real candidate, or “neither” / “invalid” (never the scrambled copy or “tie”)"

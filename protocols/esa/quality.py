@@ -1,8 +1,9 @@
-"""The esa protocol: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""The esa protocol: quality control, the spam check in words."""
 from __future__ import annotations
 
-from protocols.parts.quality import QualityRules
+from protocols.spans.quality import SpanQuality
 
 
-class EsaQuality(QualityRules):
-    pass
+class EsaQuality(SpanQuality):
+    spam_rule_text = ("passes only when a major span overlaps the generated error (DA: when the copy scores lower "
+                      "than its original, counted on the quality page)")

@@ -1,8 +1,19 @@
-"""The judgment protocol: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""The judgment protocol: quality control, the spam check in words."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from protocols.parts.quality import QualityRules
 
+if TYPE_CHECKING:
+    from studies.models import Candidate, Study
+
 
 class JudgmentQuality(QualityRules):
-    pass
+    spam_rule_text = "fails when the study's first label ({label}) is given to the scrambled candidate"
+
+    def spam_answer_words(self, study: Study, answer: dict[str, Any],
+                          candidates: list[Candidate]) -> tuple[list[str], str]:
+        first = study.labels[0] if study.labels else ""
+        return ([f"label “{label}”" for label in answer.get("labels", [])],
+                f"any label but “{first}” (the first label means the text was not read)")

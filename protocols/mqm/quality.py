@@ -1,8 +1,8 @@
-"""The mqm protocol: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""The mqm protocol: quality control, the spam check in words."""
 from __future__ import annotations
 
-from protocols.parts.quality import QualityRules
+from protocols.spans.quality import SpanQuality
 
 
-class MqmQuality(QualityRules):
-    pass
+class MqmQuality(SpanQuality):
+    spam_rule_text = "passes only when a major or critical span overlaps the generated error"

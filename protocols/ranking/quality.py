@@ -1,8 +1,20 @@
-"""The ranking protocol: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""The ranking protocol: quality control, the spam check in words."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from protocols.parts.quality import QualityRules
 
+if TYPE_CHECKING:
+    from studies.models import Candidate, Study
+
 
 class RankingQuality(QualityRules):
-    pass
+    spam_rule_text = "passes only when the scrambled candidate is ranked strictly last"
+
+    def spam_answer_words(self, study: Study, answer: dict[str, Any],
+                          candidates: list[Candidate]) -> tuple[list[str], str]:
+        name = {c.pk: ("scrambled copy" if c.is_spam else f"{c.system}") for c in candidates}
+        ranks = sorted(((rank, int(pk)) for pk, rank in answer.get("ranks", {}).items()))
+        return ([f"rank {rank}: {name.get(pk, pk)}" for rank, pk in ranks],
+                "the scrambled copy ranked strictly last, below every real candidate")

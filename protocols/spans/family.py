@@ -55,10 +55,6 @@ class SpanFamily(SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec
     def severities(self, study: Study) -> list[str]:
         return list(study.severities or self.default_severities)
 
-    def source_spans_allowed(self, study: Study) -> bool:
-        """Whether a span may point into the source text (only where annotators see it)."""
-        return False
-
     def study_errors(self, study: Study) -> dict[str, list[str]]:
         if study.severities:
             problems = tx.severities_errors(study.severities, self.name, "severities")

@@ -1,8 +1,35 @@
-"""What the span protocols share: the protocol's quality control: what a control or spam item checks and how a check passes (annotation.quality, studies.controls)."""
+"""What the span protocols share in quality control, the spam check in words."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from protocols.parts.quality import QualityRules
+from studies.controls.spam import CONTROL_ERROR_KEY
+
+if TYPE_CHECKING:
+    from studies.models import Candidate, Study
 
 
 class SpanQuality(QualityRules):
-    pass
+    spam_rule_text = "passes only when a major or critical span overlaps the generated error"
+
+    def spam_answer_words(self, study: Study, answer: dict[str, Any],
+                          candidates: list[Candidate]) -> tuple[list[str], str]:
+        """The annotator's spans and score on the degraded candidate, and where the generated error was."""
+        bad = next((c for c in candidates if c.is_spam), None)
+        if bad is None:
+            return [], ""
+        entry = answer.get("annotations", {}).get(str(bad.pk), {})
+        answered = [f"{s['severity']} [{s['start']}, {s['end']}) “{bad.text[s['start']:s['end']]}”"
+                    + (" in the source" if s.get("side") == "source" else "") for s in entry.get("spans", [])]
+        answered = answered or (["no error marked"] if study.uses_spans else [])
+        if "score" in entry:
+            answered.append(f"score {entry['score']}")
+        if not study.uses_spans:
+            return answered, "a lower score for the degraded copy than for its original"
+        record = bad.item.metadata.get(CONTROL_ERROR_KEY) if bad.item_id else None
+        if not record:
+            return answered, "a major or critical span on the scrambled copy"
+        return answered, (f"a major or critical span overlapping [{record['start']}, {record['end']}) "
+                          f"“{bad.text[record['start']:record['end']]}” ({record['kind']}: “{record['before']}” → "
+                          f"“{record['after']}”)")

@@ -33,20 +33,9 @@ from annotation.quality.checks import spam_check_failed
 from annotation.pages.screens import preview_screen
 from annotation.handout.services import JudgmentError, judgment_validate
 from studies.access import rules as access
-from studies.models import Candidate, Item, Protocol, Study
+from studies.models import Candidate, Item, Study
 
 _SALT = "research.preview.outcome"
-
-#: The spam check's rule per protocol, in the researcher's words (annotation/quality/checks.py's docstring).
-SPAM_RULE = {
-    Protocol.RANKING: "passes only when the scrambled candidate is ranked strictly last",
-    Protocol.CHOICE: "fails when the scrambled candidate is chosen or the answer is 'tie'",
-    Protocol.JUDGMENT: "fails when the study's first label ({label}) is given to the scrambled candidate",
-    Protocol.MQM: "passes only when a major or critical span overlaps the generated error",
-    Protocol.ESA: "passes only when a major span overlaps the generated error (DA: when the copy scores lower "
-                  "than its original, counted on the quality page)",
-}
-
 
 def _position(raw: str | None, total: int) -> int:
     """The 1-based item number asked for, clamped to the study's items (a bad value means the first)."""
@@ -85,9 +74,7 @@ def _annotation_outcome(letter: Any, entry: dict[str, Any]) -> str:
 
 def spam_rule(study: Study) -> str:
     """The spam check's rule for this study's protocol, in words."""
-    label = study.labels[0] if study.labels else "none"
-    rule = SPAM_RULE.get(Protocol(study.protocol), "the quality page's rule for this protocol")
-    return rule.format(label=label)
+    return study.spec.spam_rule(study)
 
 
 def spam_outcome(*, study: Study, candidates: list[Candidate], answer: dict[str, Any]) -> str | None:
