@@ -36,10 +36,10 @@ from typing import Any, Iterable
 
 from django.db.models import Count, Q
 
-from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Study
+from studies.models import Candidate, Item, Study
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.quality.span_controls import ControlTally, SpanControl, score_drop_p, span_check_passed, study_controls
+from annotation.quality.span_controls import ControlTally, SpanControl, score_drop_p, study_controls
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
 QUALITY_KEYS = ("annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate", "median_seconds",
@@ -105,35 +105,12 @@ def spam_check_failed(*, study: Study, answer: dict[str, Any], spam_pk: int,
     not given). DA's check needs the annotator's answer to the original too, so
     a single DA answer never fails here (study_quality counts DA checks).
     """
-    if study.protocol in SPAN_PROTOCOLS:
-        if not study.uses_spans:
-            return False
-        if control is None:
-            control = next((c for c in study_controls(study).values() if c.candidate_pk == spam_pk), None)
-        return not span_check_passed(answer=answer, candidate_pk=spam_pk, error=control.error if control else None)
-    if study.protocol == Protocol.RANKING:
-        ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
-        if spam_pk not in ranks:
-            return False
-        real = [rank for pk, rank in ranks.items() if pk != spam_pk]
-        return any(ranks[spam_pk] <= rank for rank in real)
-    if study.protocol == Protocol.CHOICE:
-        choice = answer.get("choice", {})
-        return choice.get("candidate") == spam_pk or choice.get("option") == "tie"
-    labels = answer.get("labels", [])
-    return bool(study.labels) and study.labels[0] in labels
+    return study.spec.spam_check_failed(study, answer, spam_pk, control)
 
 
 def reference_won(*, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
     """Whether the reference won outright on a real item (None: the protocol has no such control)."""
-    if study.protocol == Protocol.RANKING:
-        ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
-        if reference_pk not in ranks:
-            return None
-        return all(ranks[reference_pk] < rank for pk, rank in ranks.items() if pk != reference_pk)
-    if study.protocol == Protocol.CHOICE:
-        return answer.get("choice", {}).get("candidate") == reference_pk
-    return None
+    return study.spec.reference_won(study, answer, reference_pk)
 
 
 def _control_candidates(study: Study) -> tuple[dict[int, int], dict[int, int]]:
@@ -196,7 +173,7 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
     if not annotators:
         return []
     spam, reference = _control_candidates(study)
-    tally = ControlTally(study, study_controls(study)) if study.protocol in SPAN_PROTOCOLS else None
+    tally = ControlTally(study, study_controls(study)) if study.spec.generated_error_controls else None
     _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference, tally)
     if tally is not None:
         _span_checks(study, tally, by_annotator)

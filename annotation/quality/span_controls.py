@@ -31,7 +31,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from studies.models import SPAN_PROTOCOLS, Candidate, Study
+from protocols.registry import protocol_named
+from studies.models import Candidate, Study
 from studies.controls.spam import CONTROL_ERROR_KEY
 
 from annotation.models import Annotator, Judgment
@@ -112,7 +113,7 @@ def score_drop_p(pairs: Sequence[tuple[float, float]]) -> float | None:
 
 def study_controls(study: Study) -> dict[int, SpanControl]:
     """The study's control items by item pk (two queries; empty for other protocols)."""
-    if study.protocol not in SPAN_PROTOCOLS:
+    if not study.spec.generated_error_controls:
         return {}
     rows = list(Candidate.objects.filter(item__study=study, is_spam=True)
                 .values_list("pk", "item_id", "item__spam_of_id", "system", "item__metadata"))
@@ -211,7 +212,7 @@ def span_control_summary(*, protocol: str, checks: Mapping[str, Sequence[tuple[s
         "n_checks": n_checks, "n_missed": n_missed, "miss_rate": _rate(n_missed, n_checks),
         "by_kind": dict(sorted(by_kind.items())), "annotators": annotators, "score_drop": None,
     }
-    if protocol == "esa":
+    if protocol_named(protocol).compares_control_scores:
         pooled = [pair for pairs in score_pairs.values() for pair in pairs]
         summary["score_drop"] = {
             "test": "one-sided Mann-Whitney U, originals > degraded copies",
@@ -227,7 +228,7 @@ def study_span_controls(*, study: Study, include_excluded: bool = False) -> dict
 
     Excluded annotators are left out unless ``include_excluded`` (as reports do).
     """
-    if study.protocol not in SPAN_PROTOCOLS:
+    if not study.spec.generated_error_controls:
         return None
     annotators = Annotator.objects.filter(study=study)
     if not include_excluded:

@@ -19,3 +19,11 @@ class ChoiceQuality(QualityRules):
         picked = (name.get(choice["candidate"], choice["candidate"]) if "candidate" in choice
                   else f"option “{choice.get('option', '')}”")
         return [f"chose {picked}"], "a real candidate, or “neither” / “invalid” (never the scrambled copy or “tie”)"
+
+    def spam_check_failed(self, study: Study, answer: dict[str, Any], spam_pk: int, control: Any = None) -> bool:
+        """Fails when the scrambled candidate is chosen, or "tie" (a tie with a scrambled text)."""
+        choice = answer.get("choice", {})
+        return choice.get("candidate") == spam_pk or choice.get("option") == "tie"
+
+    def reference_won(self, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
+        return answer.get("choice", {}).get("candidate") == reference_pk

@@ -15,6 +15,7 @@ class Esa(EsaPages, EsaTransfer, EsaReports, EsaQuality, SpanFamily):
     name = "esa"
     label = "ESA (error spans, then a 0–100 score; DA without spans)"
     default_severities = tuple(ESA_SEVERITIES)
+    allowed_severities = tuple(ESA_SEVERITIES)
     answer_schema = SpanFamily.annotations_schema(score=True)
 
     def uses_spans(self, study: Study) -> bool:

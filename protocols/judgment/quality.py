@@ -17,3 +17,8 @@ class JudgmentQuality(QualityRules):
         first = study.labels[0] if study.labels else ""
         return ([f"label “{label}”" for label in answer.get("labels", [])],
                 f"any label but “{first}” (the first label means the text was not read)")
+
+    def spam_check_failed(self, study: Study, answer: dict[str, Any], spam_pk: int, control: Any = None) -> bool:
+        """Fails when the study's first label is given to the scrambled candidate."""
+        labels = answer.get("labels", [])
+        return bool(study.labels) and study.labels[0] in labels

@@ -9,6 +9,11 @@ if TYPE_CHECKING:
 
 class QualityRules:
     name: ClassVar[str] = ""
+    #: Spam items are control copies with one generated error (studies/controls/error_injection.py), checked
+    #: by the spans marked on them; otherwise a spam item's candidate is a scrambled text.
+    generated_error_controls: ClassVar[bool] = False
+    #: The scores of control copies are compared with their originals' (one-sided Mann–Whitney per annotator).
+    compares_control_scores: ClassVar[bool] = False
     #: The spam check's rule in the researcher's words (the staff preview); ``{label}`` is the study's first label.
     spam_rule_text: ClassVar[str] = "the quality page's rule for this protocol"
 
@@ -21,3 +26,15 @@ class QualityRules:
         """What an annotator answered on a spam item, and what would have passed the check (staff only:
         the scrambled copy is named as such, real candidates by system)."""
         return [], ""
+
+    def spam_check_failed(self, study: Study, answer: dict[str, Any], spam_pk: int, control: Any = None) -> bool:
+        """Whether one answer to a spam item fails the check (docs/protocols/spam-and-quality.md).
+
+        ``spam_pk`` is the scrambled (or degraded) candidate; ``control`` the item's control record
+        where the protocol uses generated errors (annotation.quality.span_controls.SpanControl).
+        """
+        return False
+
+    def reference_won(self, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
+        """Whether the hidden reference won outright on a real item (None: the protocol has no such control)."""
+        return None

@@ -18,3 +18,17 @@ class RankingQuality(QualityRules):
         ranks = sorted(((rank, int(pk)) for pk, rank in answer.get("ranks", {}).items()))
         return ([f"rank {rank}: {name.get(pk, pk)}" for rank, pk in ranks],
                 "the scrambled copy ranked strictly last, below every real candidate")
+
+    def spam_check_failed(self, study: Study, answer: dict[str, Any], spam_pk: int, control: Any = None) -> bool:
+        """Passes only when the scrambled candidate is ranked strictly below every real one."""
+        ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
+        if spam_pk not in ranks:
+            return False
+        real = [rank for pk, rank in ranks.items() if pk != spam_pk]
+        return any(ranks[spam_pk] <= rank for rank in real)
+
+    def reference_won(self, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
+        ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
+        if reference_pk not in ranks:
+            return None
+        return all(ranks[reference_pk] < rank for pk, rank in ranks.items() if pk != reference_pk)

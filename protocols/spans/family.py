@@ -41,6 +41,8 @@ class SpanFamily(SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec
     per_candidate_annotations = True
     #: The severities of a study that names none.
     default_severities: ClassVar[tuple[str, ...]] = ()
+    #: The severities a study may name.
+    allowed_severities: ClassVar[tuple[str, ...]] = tuple(tx.ALLOWED_SEVERITIES)
 
     @classmethod
     def annotations_schema(cls, *, score: bool) -> dict[str, Any]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from annotation.quality.span_controls import span_check_passed, study_controls
 from protocols.parts.quality import QualityRules
 from studies.controls.spam import CONTROL_ERROR_KEY
 
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
 
 
 class SpanQuality(QualityRules):
+    generated_error_controls = True
     spam_rule_text = "passes only when a major or critical span overlaps the generated error"
 
     def spam_answer_words(self, study: Study, answer: dict[str, Any],
@@ -33,3 +35,13 @@ class SpanQuality(QualityRules):
         return answered, (f"a major or critical span overlapping [{record['start']}, {record['end']}) "
                           f"“{bad.text[record['start']:record['end']]}” ({record['kind']}: “{record['before']}” → "
                           f"“{record['after']}”)")
+
+    def spam_check_failed(self, study: Study, answer: dict[str, Any], spam_pk: int, control: Any = None) -> bool:
+        """Fails unless a major or critical span overlaps the generated error. DA's check needs the
+        annotator's answer to the original too, so a single DA answer never fails here (the quality
+        figures count DA checks)."""
+        if not study.uses_spans:
+            return False
+        if control is None:
+            control = next((c for c in study_controls(study).values() if c.candidate_pk == spam_pk), None)
+        return not span_check_passed(answer=answer, candidate_pk=spam_pk, error=control.error if control else None)

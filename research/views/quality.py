@@ -50,7 +50,7 @@ SCORE_DROP_COLUMN = ("score_drop_p", "Score drop p",
 
 def _columns(study: Study) -> list[tuple[str, str, str]]:
     """The table's columns for this study's protocol (span studies: control wording, ESA: the score drop)."""
-    if not study.is_span_protocol:
+    if not study.spec.generated_error_controls:
         return COLUMNS
     columns = [(key, *SPAN_COLUMNS[key]) if key in SPAN_COLUMNS else (key, label, help_text)
                for key, label, help_text in COLUMNS]
@@ -84,7 +84,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
         "n_excluded": sum(a.excluded for a in annotators),
         "n_pilot": sum(a.is_pilot for a in annotators),
         "n_over_redundancy": study_over_redundancy(study=study),
-        "show_score_drop": study.is_span_protocol and study.uses_score,
+        "show_score_drop": study.spec.compares_control_scores,
         "span_controls": study_span_controls(study=study),
     }
 

@@ -25,7 +25,7 @@ from django.db.models import Max
 
 from studies.controls import error_injection
 from studies.definition.ordering import ORDER_KEY_MODULUS, document_indexes
-from studies.models import SPAN_PROTOCOLS, Candidate, Item, Study, Unit
+from studies.models import Candidate, Item, Study, Unit
 from studies.definition.sentences import joiner_of, sentence_spans
 
 #: Key of a span study's control item metadata holding the injected error (never shown to annotators).
@@ -274,7 +274,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
     real_ids = list(study.items.filter(is_spam=False).order_by("pk").values_list("pk", flat=True))
     rng = random.Random(f"{study.seed}:spam")
     wanted = spam_count(len(real_ids), study.spam_rate)
-    vocabularies = _study_vocabularies(study) if wanted and study.protocol in SPAN_PROTOCOLS else {}
+    vocabularies = _study_vocabularies(study) if wanted and study.spec.generated_error_controls else {}
     created: list[Item] = []
     order = rng.sample(real_ids, len(real_ids))
     # Load only the items the draw reaches, a batch at a time (a few are skipped as too short to scramble).
@@ -287,7 +287,7 @@ def spam_items_create(*, study: Study) -> list[Item]:
         for pk in chunk:
             if len(created) == wanted:
                 break
-            copy = (_control_copy(study, loaded[pk], rng, vocabularies) if study.protocol in SPAN_PROTOCOLS
+            copy = (_control_copy(study, loaded[pk], rng, vocabularies) if study.spec.generated_error_controls
                     else _spam_copy(study, loaded[pk], rng))
             if copy is not None:
                 created.append(copy)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocols import registry
+from protocols.registry import protocol_named
+
 #: (name, description, examples): what annotators see next to each category.
 _MQM_CORE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Accuracy/Mistranslation", "The target does not accurately represent the source.",
@@ -120,7 +123,7 @@ def normalise_taxonomy(value: list[Any]) -> list[dict[str, Any]]:
 
 
 def severities_errors(value: Any, protocol: str, where: str = "settings.severities") -> list[str]:
-    allowed = ESA_SEVERITIES if protocol == "esa" else ALLOWED_SEVERITIES
+    allowed = (protocol_named(protocol).allowed_severities if protocol in registry.names() else ()) or ALLOWED_SEVERITIES
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         return [f"{where}: must be a non-empty list from {', '.join(allowed)}"]
     bad = [v for v in value if v not in allowed]

@@ -48,13 +48,13 @@ class Command(BaseCommand):
             return
         columns = ["annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate",
                    "median_seconds", "fast_answers", "n_skipped", "excluded", "exclusion_reason"]
-        if study.is_span_protocol and study.uses_score:  # ESA/DA: the score-drop test next to the checks
+        if study.spec.compares_control_scores:  # ESA/DA: the score-drop test next to the checks
             at = columns.index("spam_failed") + 1
             columns[at:at] = ["score_drop_pairs", "score_drop_p"]
         table = [columns] + [[_fmt(row[c]) for c in columns] for row in rows]
         widths = [max(len(line[k]) for line in table) for k in range(len(columns))]
         for line in table:
             self.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
-        checks = "missed control checks" if study.is_span_protocol else "failed spam checks"
+        checks = "missed control checks" if study.spec.generated_error_controls else "failed spam checks"
         rule = "none" if study.auto_exclude_share is None else f"exclude above {study.auto_exclude_share:.0%} {checks}"
         self.stdout.write(f"\n{len(rows)} annotator(s); minimum time {study.min_seconds:g} s; automatic exclusion: {rule}")
