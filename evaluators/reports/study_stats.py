@@ -629,5 +629,16 @@ def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", exclude
     frame = _pilot_policy(stats_frame(study_export_frame(study), source=f"study {study.slug}")[0], pilot)[0]
     if frame.empty:
         return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
+    if _spec(study.protocol).per_candidate_annotations:
+        # The span report's units: item|system, the worst severity marked (or the score band for DA).
+        try:
+            ratings = sr.span_ratings(frame)
+        except ValueError as exc:
+            raise ReportError(str(exc)) from None
+        if excluded == "drop":
+            ratings = ratings[~ratings["excluded"].astype(bool)]
+        if spam == "drop":
+            ratings = ratings[~ratings["is_spam_item"].astype(bool)]
+        return sr.agreement_ratings(ratings, study.protocol, study.uses_spans)[["item", "rater", "label", "phenomenon"]]
     ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded, ranking_coding=ranking_coding)[0]
     return ratings[["item", "rater", "label", "phenomenon"]]

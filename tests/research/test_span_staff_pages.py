@@ -5,6 +5,9 @@ report with its JSON, every CSV and paper table, compare page, exports and links
 """
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
@@ -58,3 +61,14 @@ def test_every_staff_page_of_a_judged_span_study_answers_200(staff_client, proto
     assert failures == []
     detail = staff_client.get(reverse("studies:detail", args=[study.slug])).content.decode()
     assert "6 of 6 judgments" in detail.replace("<strong>", "").replace("</strong>", "")
+
+
+@pytest.mark.parametrize("protocol, plan", [("mqm", mqm_plan), ("esa", esa_plan)])
+def test_a_span_studys_ratings_csv_holds_the_units_its_agreement_is_computed_on(staff_client, protocol, plan):
+    study = span_study(f"ratings-{protocol}", protocol, n_items=3)
+    answer_all(study, plan)
+    body = staff_client.get(reverse("evaluators:report-csv", args=[study.slug, "ratings"]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(body.streaming_content).decode())))
+    report = staff_client.get(reverse("evaluators:report-json", args=[study.slug])).json()
+    assert rows and all("|" in row["item"] for row in rows)  # item|system units, as the span report's agreement
+    assert len(rows) == report["n_ratings"]
