@@ -89,7 +89,7 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
     # Span studies' control items: where the generated error is (studies/controls/spam.py), JSON text on the item's rows.
     controls = {pk: json.dumps(meta["control_error"], ensure_ascii=False, separators=(",", ":"))
                 for pk, meta in Item.objects.filter(study=study, is_spam=True).values_list("pk", "metadata")
-                if isinstance(meta, dict) and meta.get("control_error")} if study.protocol in ("mqm", "esa") else {}
+                if isinstance(meta, dict) and meta.get("control_error")} if study.spec.generated_error_controls else {}
     annotators = dict((pk, (code, excluded, pilot)) for pk, code, excluded, pilot in
                       study.annotators.values_list("pk", "code", "excluded", "is_pilot"))
     judgments = Judgment.objects.filter(assignment__annotator__study=study)

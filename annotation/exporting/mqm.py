@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Annotator, Judgment
-from studies.models import Candidate, Item, Protocol, Study, Unit
+from studies.models import Candidate, Item, Study, Unit
 from formats.mqm_tsv import Judgment as TsvJudgment
 from formats.mqm_tsv import MqmData, MqmError, Segment, Span, format_mqm_tsv
 from studies.definition.sentences import sentence_spans
@@ -239,7 +239,7 @@ def _document_data(items: Mapping[int, Mapping[str, Any]], cands: Mapping[int, M
 def mqm_tsv_data(study: Study) -> MqmData:
     """The study's current judgments as :class:`MqmData` (segments = rated candidates, in item then system order;
     for a document-unit study, rated candidates' sentences)."""
-    if study.protocol != Protocol.MQM:
+    if not study.spec.exports_mqm_tsv:
         raise MqmExportError(f"--format {FORMAT}: only an mqm study can be written in this format "
                              f"({study.slug} is {study.protocol})")
     items = {i["pk"]: i for i in Item.objects.filter(study=study, is_spam=False)

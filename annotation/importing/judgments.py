@@ -46,7 +46,9 @@ from annotation.importing.base import (CHECK_SUFFIX, CONTROL_SUFFIXES, MAX_ERROR
 from studies.definition import taxonomy as tx
 from formats.csvcells import ESCAPE, unescape_cell
 from studies.importing.span_checks import STORED_SPAN_FIELDS, sorted_spans
-from studies.models import SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study
+from protocols import registry
+from protocols.registry import protocol_named
+from studies.models import Candidate, Item, Status, Study
 from studies.controls.spam import CONTROL_ERROR_KEY
 
 FORMATS = ("export", "scores", "appraise-csv", "mtme", "mqm-tsv")
@@ -284,8 +286,8 @@ def parse_export(name: str, content: str) -> list[_Row]:
         if submitted is None:
             problems.append(f"submitted_at: {rec.get('submitted_at')!r} is not an ISO 8601 time")
         protocol = text.get("protocol", "")
-        if protocol and protocol not in Protocol.values:
-            problems.append(f"protocol {protocol!r} is not one of {', '.join(Protocol.values)}")
+        if protocol and protocol not in registry.names():
+            problems.append(f"protocol {protocol!r} is not one of {', '.join(registry.names())}")
         if flags["is_spam"] != text.get("item", "").endswith(CONTROL_SUFFIXES):
             problems.append(f"item {text.get('item')!r}: is_spam must be true exactly for ids ending in "
                             f"{' or '.join(CONTROL_SUFFIXES)}")
@@ -319,11 +321,8 @@ def _protocol(rows: list[_Row]) -> str:
     named = {r.protocol for r in rows if r.protocol}
     if len(named) == 1:
         return named.pop()
-    if any(r.rank is not None for r in rows):
-        return Protocol.RANKING
-    if any(r.choice for r in rows):
-        return Protocol.CHOICE
-    return Protocol.JUDGMENT
+    # Exports written before the protocol column existed: the first protocol that recognises its rows.
+    return next(spec.name for spec in registry.registered() if spec.claims_unnamed_export(rows))
 
 
 def _judgments(rows: list[_Row]) -> list[_Judgment]:
@@ -335,6 +334,7 @@ def _judgments(rows: list[_Row]) -> list[_Judgment]:
 
 
 def _check_consistency(name: str, rows: list[_Row], judgments: list[_Judgment], protocol: str) -> None:
+    spec = protocol_named(protocol)
     errors: list[str] = []
     items: dict[str, tuple[str, set[str]]] = {}
     cands: dict[tuple[str, str], tuple[bool, bool, int]] = {}
@@ -358,65 +358,9 @@ def _check_consistency(name: str, rows: list[_Row], judgments: list[_Judgment], 
                     first_row.item, first_row.annotator, first_row.choice, first_row.label, first_row.revision):
                 errors.append(f"{name}: line {row.line}: row of judgment {judgment.key!r} disagrees with line "
                               f"{first_row.line} (item, annotator, choice, label and revision are per judgment)")
-        if protocol == Protocol.RANKING and any(r.rank is None for r in judgment.rows):
-            line = next(r.line for r in judgment.rows if r.rank is None)
-            errors.append(f"{name}: line {line}: rank is empty in a ranking study")
-        if protocol == Protocol.CHOICE and not first_row.choice:
-            errors.append(f"{name}: line {first_row.line}: choice is empty in a choice study")
-        if protocol == Protocol.JUDGMENT and not first_row.label:
-            errors.append(f"{name}: line {first_row.line}: label is empty in a judgment study")
-        if protocol in SPAN_PROTOCOLS:
-            errors.extend(f"{name}: {problem}" for problem in _span_problems(judgment, protocol))
+        errors.extend(f"{name}: {problem}" for problem in spec.import_problems(judgment))
     if errors:
         raise JudgmentImportError(errors[:MAX_ERRORS])
-
-
-def _span_problems(judgment: _Judgment, protocol: str) -> list[str]:
-    """MQM/ESA: a judgment rates at least one candidate; ESA needs its score, MQM its spans with categories."""
-    rated = [r for r in judgment.rows if r.score is not None or r.spans is not None]
-    if not rated:
-        return [f"line {judgment.rows[0].line}: judgment {judgment.key!r} rates no candidate (score and spans "
-                "are empty on all its rows)"]
-    problems = []
-    for row in rated:
-        if protocol == Protocol.ESA and row.score is None:
-            problems.append(f"line {row.line}: score is empty in an esa study")
-        if protocol == Protocol.MQM and row.spans is None:
-            problems.append(f"line {row.line}: spans is empty in an mqm study ([] = no error)")
-        for k, span in enumerate(row.spans or []):
-            if protocol == Protocol.MQM and not str(span.get("category", "")).strip():
-                problems.append(f"line {row.line}: spans[{k}].category: required in an mqm study")
-            if protocol == Protocol.ESA and span.get("category"):
-                problems.append(f"line {row.line}: spans[{k}].category: ESA spans have no category")
-            if protocol == Protocol.ESA and span["severity"] not in tx.ESA_SEVERITIES:
-                problems.append(f"line {row.line}: spans[{k}].severity: {span['severity']!r} is not an ESA "
-                                f"severity ({', '.join(tx.ESA_SEVERITIES)})")
-    return problems
-
-
-def _span_settings(protocol: str, rows: list[_Row], settings: dict[str, Any]) -> None:
-    """Span settings an export does not carry, inferred unless the study file gives them.
-
-    ``esa_spans``: on when any span was marked (a DA export and an ESA export without a single error mark
-    look the same; their numbers do too). Severities and MQM categories used beyond the defaults are added,
-    so the study describes every answer it holds.
-    """
-    spans = [span for r in rows for span in (r.spans or [])]
-    if protocol == Protocol.ESA and "esa_spans" not in settings:
-        settings["esa_spans"] = bool(spans)
-    default = list(tx.ESA_SEVERITIES if protocol == Protocol.ESA else tx.MQM_SEVERITIES)
-    severities = list(settings.get("severities") or default)
-    extra = [s for s in dict.fromkeys(span["severity"] for span in spans) if s not in severities]
-    if extra:
-        settings["severities"] = [s for s in tx.ALLOWED_SEVERITIES if s in severities + extra]
-    if protocol == Protocol.MQM:
-        taxonomy = tx.normalise_taxonomy(settings["taxonomy"]) if settings.get("taxonomy") else tx.DEFAULT_MQM_TAXONOMY
-        known = {c["name"].lower() for c in taxonomy}
-        missing = [c for c in dict.fromkeys(str(span.get("category", "")).strip() for span in spans)
-                   if c and c.lower() not in known]
-        if missing:
-            settings["taxonomy"] = list(taxonomy) + [
-                {"name": c, "description": "(a category of the imported file)", "examples": []} for c in missing]
 
 
 def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgments: list[_Judgment],
@@ -459,23 +403,7 @@ def _study_fields(name: str, slug: str, protocol: str, rows: list[_Row], judgmen
     for j in judgments:
         per_item.setdefault(j.rows[0].item, set()).add(j.rows[0].annotator)
     settings["redundancy"] = max(1, min(50, max((len(v) for v in per_item.values()), default=1)))
-    if protocol == Protocol.RANKING:
-        tied = any(len({r.rank for r in j.rows}) < len(j.rows) for j in judgments)
-        settings["allow_ties"] = bool(settings.get("allow_ties")) or tied
-    if protocol == Protocol.CHOICE:
-        used = {j.rows[0].choice for j in judgments} & {"neither", "tie", "invalid"}
-        settings["options"] = sorted(set(settings.get("options", [])) | used)
-    if protocol == Protocol.JUDGMENT:
-        seen: list[str] = list(settings.get("labels", []))
-        multi = False
-        for j in judgments:
-            parts = j.rows[0].label.split("+")
-            multi = multi or len(parts) > 1
-            seen.extend(p for p in parts if p not in seen)
-        settings["labels"] = seen
-        settings["multi_label"] = bool(settings.get("multi_label")) or multi
-    if protocol in SPAN_PROTOCOLS:
-        _span_settings(protocol, rows, settings)
+    protocol_named(protocol).import_settings(rows, judgments, settings)
     title = (study_file or {}).get("title") or f"Imported judgments: {name}"
     return {"slug": slug, "title": str(title)[:200], "protocol": protocol, "status": Status.CLOSED,
             "settings": settings, "items": items}
@@ -560,32 +488,6 @@ def _spam_items(study: Study, rows: list[_Row], created: dict[str, Item]) -> Non
                                              n_open_items=0)
 
 
-def _answer(protocol: str, rows: list[_Row], candidates: dict[tuple[int, str], Candidate], item: Item) -> dict:
-    if protocol == Protocol.RANKING:
-        ranks = {candidates[(item.pk, r.system)].pk: r.rank for r in rows}
-        return {"ranks": {str(pk): rank for pk, rank in sorted(ranks.items())}}
-    if protocol == Protocol.CHOICE:
-        choice = rows[0].choice
-        if choice in ("neither", "tie", "invalid"):
-            return {"choice": {"option": choice}}
-        chosen = candidates.get((item.pk, choice))
-        if chosen is None:
-            raise JudgmentImportError([f"line {rows[0].line}: choice {choice!r} is neither an option nor a system "
-                                       f"of item {item.external_id!r}"])
-        return {"choice": {"candidate": chosen.pk}}
-    if protocol in SPAN_PROTOCOLS:
-        annotations: dict[int, dict[str, Any]] = {}
-        for r in rows:
-            if r.score is None and r.spans is None:
-                continue  # not rated in this judgment
-            entry: dict[str, Any] = {"spans": r.spans or []}
-            if protocol == Protocol.ESA:
-                entry["score"] = r.score
-            annotations[candidates[(item.pk, r.system)].pk] = entry
-        return {"annotations": {str(pk): entry for pk, entry in sorted(annotations.items())}}
-    return {"labels": rows[0].label.split("+")}
-
-
 def _store_judgments(study: Study, judgments: list[_Judgment], items: dict[str, Item],
                      candidates: dict[tuple[int, str], Candidate]) -> None:
     annotators: dict[str, Annotator] = {}
@@ -621,7 +523,7 @@ def _store_judgments(study: Study, judgments: list[_Judgment], items: dict[str, 
     for j in sorted(judgments, key=lambda j: (j.rows[0].annotator, j.rows[0].item, j.rows[0].revision)):
         first = j.rows[0]
         assignment = assignments[(first.annotator, first.item)]
-        answer = _answer(study.protocol, j.rows, candidates, assignment.item)
+        answer = study.spec.import_answer(j.rows, candidates, assignment.item)
         judgment_objs.append(Judgment(
             assignment=assignment, revision=first.revision, is_current=first.is_current, answer=answer,
             payload_digest=hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest(),

@@ -55,7 +55,7 @@ from annotation.importing.base import (MAX_ERRORS, JudgmentImportError, closed_s
                                              unsafe_input)
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from studies.importing.study_file import EXTERNAL_ID_MAX_LENGTH, items_create
-from studies.models import Candidate, Item, Protocol, Status, Study, Unit
+from studies.models import Candidate, Item, Status, Study, Unit
 from formats.mqm_tsv import MqmData, MqmError, MqmTsvError, Segment, Unclosed, parse_mqm_tsv
 from studies.definition.taxonomy import ALLOWED_SEVERITIES, DEFAULT_MQM_TAXONOMY, NOTE_MAX_LENGTH
 
@@ -91,6 +91,10 @@ class _Plan:
     references: list[str] = field(default_factory=list)
     overlap: bool = False
     warnings: list[str] = field(default_factory=list)
+
+
+#: Google's MQM TSV is the MQM protocol's own format: its rows become an ``mqm`` study.
+MQM = "mqm"
 
 
 def item_external_id(doc: str, doc_id: str, seg_id: str) -> str:
@@ -267,7 +271,7 @@ def _study_file(plan: _Plan, name: str, slug: str) -> dict[str, Any]:
     description = f"Reference systems: {refs}."
     if plan.warnings:
         description += "\nNotes: " + "; ".join(plan.warnings[:MAX_ERRORS])
-    return {"slug": slug, "title": f"Imported MQM judgments: {name}"[:200], "protocol": Protocol.MQM,
+    return {"slug": slug, "title": f"Imported MQM judgments: {name}"[:200], "protocol": MQM,
             "status": Status.CLOSED, "description": description, "settings": settings,
             "items": list(plan.items.values())}
 

@@ -58,7 +58,7 @@ from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from studies.definition import taxonomy as tx
 from studies.importing.study_file import EXTERNAL_ID_MAX_LENGTH
 from studies.definition.languages import language_tag_error
-from studies.models import Candidate, Item, Protocol, Study
+from studies.models import Candidate, Item, Study
 
 SCORES_COLUMNS = ("annotator", "system", "segment", "score")
 SCORES_OPTIONAL = ("document", "source", "target", "reference")
@@ -113,6 +113,11 @@ class Scale:
 
     def describe(self) -> str:
         return f"scores mapped linearly from {self.low:g}..{self.high:g} onto 0..100"
+
+
+#: Score files hold 0–100 scores per candidate without spans: direct assessment, the ``esa`` protocol with
+#: ``esa_spans`` off (docs/import.md).
+DA_PROTOCOL = "esa"
 
 
 def parse_scale(text: str | None) -> Scale | None:
@@ -426,7 +431,7 @@ def _study_data(name: str, slug: str, rows: list[ScoreRow], references: set[str]
         "redundancy": max(1, min(50, max((len(v) for v in per_item.values()), default=1)))}
     if study_languages[0]:
         settings["source_language"], settings["target_language"] = study_languages
-    return {"slug": slug, "title": f"Imported scores: {name}"[:200], "protocol": Protocol.ESA,
+    return {"slug": slug, "title": f"Imported scores: {name}"[:200], "protocol": DA_PROTOCOL,
             "status": "closed", "settings": settings, "items": items}
 
 
