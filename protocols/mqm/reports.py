@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 
 class MqmReports(SpanReports):
+    comparison_score_label = "MQM points, lower is better"
     """MQM points: the sum of a rating's error weights, lower is better; spans carry a category."""
 
     answer_column = "spans"

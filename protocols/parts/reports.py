@@ -90,6 +90,9 @@ class ReportsRules:
         """Whether a report read from a file treats the judgments as spans (``spans_seen``: some rating has spans)."""
         return spans_seen
 
+    #: What the human column of the comparison page holds for this protocol's own score ("" = no own score).
+    comparison_score_label: ClassVar[str] = ""
+
     def score_kind(self, uses_spans: bool) -> str:
         """The score's short name on the report page and plots (``mqm``, ``esa``, ``da``)."""
         return self.name

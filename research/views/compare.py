@@ -26,6 +26,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from protocols import registry
+from protocols.registry import protocol_named
 from studies.access import rules as access
 from studies.access.audit import audit
 from studies.models import Study
@@ -80,10 +82,9 @@ def _evaluator_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _human_label(result: dict[str, Any], human_score: str) -> str:
     """What the human column holds: the pairwise score chosen, or an MQM/ESA study's own score."""
-    if result["human"].get("score") == "mqm":
-        return "MQM points, lower is better"
-    if result["human"].get("score") == "esa":
-        return "ESA score, higher is better"
+    kind = result["human"].get("score")
+    if kind in registry.names() and protocol_named(kind).comparison_score_label:
+        return protocol_named(kind).comparison_score_label
     return {"expected_wins": "expected wins", "win_rate": "win rate", "bt": "Bradley–Terry"}[human_score]
 
 
