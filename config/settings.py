@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "protocols.judgment",
     "protocols.mqm",
     "protocols.esa",
+    "protocols.pairwise",
 ]
 
 MIDDLEWARE = [

@@ -32,6 +32,8 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
     answer_schema: ClassVar[dict[str, Any]] = {}
     #: The JSON Schema of the protocol's own settings in a study file (docs/study-file.md).
     settings_schema: ClassVar[dict[str, Any]] = {}
+    #: How many candidates an item may have: (at least, at most; None = no limit).
+    candidates_per_item: ClassVar[tuple[int, int | None]] = (2, None)
     #: The severities a study's error spans may be named with (() where answers have no spans).
     allowed_severities: ClassVar[tuple[str, ...]] = ()
     #: Answers are per-candidate annotations (error spans and/or a 0-100 score), as in MQM, ESA and DA.

@@ -10,9 +10,10 @@ if TYPE_CHECKING:
 
 
 class EsaReports(SpanReports):
-    comparison_score_label = "ESA score, higher is better"
     """The 0–100 score as given, higher is better; spans (when the study asks for them) have a severity only.
     Without spans the study is DA."""
+
+    comparison_score_label = "ESA score, higher is better"
 
     answer_column = "score"
 

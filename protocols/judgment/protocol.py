@@ -17,6 +17,7 @@ class Judgment(JudgmentPages, JudgmentTransfer, JudgmentReports, JudgmentQuality
     name = "judgment"
     label = "Judgment (label one candidate)"
     answer_fields = ("label", "labels")
+    candidates_per_item = (1, None)
     answer_schema = answer_body(
         {"label": {"type": "string", "minLength": 1, "description": "One of the study's labels."},
          "labels": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string"},

@@ -12,8 +12,9 @@ if TYPE_CHECKING:
 
 
 class MqmReports(SpanReports):
-    comparison_score_label = "MQM points, lower is better"
     """MQM points: the sum of a rating's error weights, lower is better; spans carry a category."""
+
+    comparison_score_label = "MQM points, lower is better"
 
     answer_column = "spans"
     higher_is_better = False

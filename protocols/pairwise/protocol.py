@@ -1,11 +1,17 @@
 """The pairwise protocol's spec: answers, settings and what a study of it is."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY, ESA_SEVERITIES, MQM_SEVERITIES, normalise_taxonomy
 from studies.models import Candidate, Study
 
+from protocols.pairwise.demo import build_pairwise_sentences
+from protocols.pairwise.pages import PairwisePages
+from protocols.pairwise.quality import PairwiseQuality
+from protocols.pairwise.reports import PairwiseReports
+from protocols.pairwise.transfer import PairwiseTransfer
 from protocols.spans.family import SpanFamily
 
 #: The preference an answer may give besides one of the two candidates' public ids.
@@ -25,10 +31,11 @@ SETTINGS_SCHEMA: dict[str, Any] = {
 }
 
 
-class Pairwise(SpanFamily):
+class Pairwise(PairwisePages, PairwiseTransfer, PairwiseReports, PairwiseQuality, SpanFamily):
     name = "pairwise"
     label = "Pairwise (two candidates side by side: 0–100 scores, optional spans and preference)"
     answer_fields = ("annotations", "preference")
+    candidates_per_item = (2, 2)
     settings_schema = SETTINGS_SCHEMA
 
     answer_schema = SpanFamily.annotations_schema(score=True)
@@ -37,6 +44,9 @@ class Pairwise(SpanFamily):
         "preference": {"type": ["string", "null"],
                        "description": "The better candidate's public id, \"tie\" (when the study allows ties), "
                                       "or null / absent when the study does not require one."}}}
+
+    def demo_studies(self) -> list[Callable[[], dict[str, Any]]]:
+        return [build_pairwise_sentences]
 
     def spans_kind(self, study: Study) -> str:
         return str(self.setting(study, "spans"))
@@ -81,7 +91,9 @@ class Pairwise(SpanFamily):
         preference = self._preference(study, candidates, payload.get("preference"), errors)
         if answer is None or errors.get("preference"):
             return None
-        answer["preference"] = preference
+        if preference is not None:
+            # Stored as a choice answer is, so exports, the choice column and its readers take it as it is.
+            answer["choice"] = preference
         return answer
 
     def _preference(self, study: Study, candidates: dict[str, Candidate], value: Any,
@@ -99,7 +111,7 @@ class Pairwise(SpanFamily):
             if not ties:
                 errors["preference"] = ["This study does not allow ties: choose one of the two candidates."]
                 return None
-            return {"tie": True}
+            return {"option": TIE}
         if isinstance(value, str) and value in candidates:
             return {"candidate": candidates[value].pk}
         errors["preference"] = [f"{value!r} is neither a candidate of this item" + (" nor \"tie\"." if ties else ".")]

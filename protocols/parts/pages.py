@@ -43,7 +43,9 @@ class PagesRules:
         """Extra context of the item page for the protocol's answer controls, and the refusal's messages.
 
         ``messages`` is the refusal worded for the annotator (candidate ids as letters); a protocol
-        that shows some messages beside their candidate returns the rest.
+        that shows some messages beside their candidate returns the rest. Two context keys let a
+        protocol add to the shared page: ``answer_extra_template`` (a template included under the
+        candidates, inside the form) and ``span_cards_class`` (a class on the span page's cards).
         """
         return {}, messages
 

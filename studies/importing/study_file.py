@@ -22,7 +22,9 @@ from config.safetext import json_problems
 from formats.jsonlimits import JSONTooDeep, json_loads_limited
 from studies.definition.languages import interface_language_error, language_tag_error
 from studies.definition.ordering import document_indexes, document_order_key
-from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Candidate, Item, Protocol, Status, Study, Unit
+from protocols import registry
+from protocols.registry import protocol_named
+from studies.models import CHOICE_OPTIONS, Candidate, Item, Protocol, Status, Study, Unit
 from studies.definition.sentences import check_alignment, check_sentences
 from studies.controls.spam import spam_items_create
 
@@ -137,8 +139,10 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         elif Study.objects.filter(slug=slug).exists():
             errors.append(_existing_slug_error(slug))
     protocol = data.get("protocol")
-    if isinstance(protocol, str) and protocol not in Protocol.values:
-        errors.append(f"protocol: {protocol!r} is not one of {', '.join(Protocol.values)}")
+    if isinstance(protocol, str) and protocol not in registry.names():
+        errors.append(f"protocol: {protocol!r} is not one of {', '.join(registry.names())}")
+    spec = protocol_named(protocol) if isinstance(protocol, str) and protocol in registry.names() else None
+    own_settings = set(spec.settings_schema.get("properties", {})) if spec else set()
     status = data.get("status", DEFAULT_IMPORT_STATUS)
     if status not in Status.values:
         errors.append(f"status: {status!r} is not one of {', '.join(Status.values)}")
@@ -150,13 +154,21 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if not isinstance(settings, dict):
         errors.append("settings: must be an object")
         settings = {}
+    protocol_settings: dict[str, Any] = {}
     for key, value in settings.items():
-        if key not in SETTINGS_FIELDS:
-            errors.append(f"settings.{key}: unknown setting (known: {', '.join(sorted(SETTINGS_FIELDS))})")
+        if key in own_settings:  # the protocol plug-in's own settings (its settings schema)
+            protocol_settings[key] = value
+        elif key not in SETTINGS_FIELDS:
+            errors.append(f"settings.{key}: unknown setting (known: {', '.join(sorted(set(SETTINGS_FIELDS) | own_settings))})")
         elif not _is(value, SETTINGS_FIELDS[key]):
             errors.append(f"settings.{key}: must be {_type_name(SETTINGS_FIELDS[key])}")
         else:
             fields[key] = value
+    if spec is not None:
+        errors.extend(f"settings.{problem}" if ":" in problem.split(" ")[0] else f"settings: {problem}"
+                      for problem in spec.settings_errors(protocol_settings))
+        if protocol_settings:
+            fields["protocol_settings"] = protocol_settings
     if "options" in fields:
         bad = [o for o in fields["options"] if o not in CHOICE_OPTIONS]
         if bad:
@@ -170,12 +182,13 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     from studies.definition import taxonomy as tx
     if "taxonomy" in fields:
         errors.extend(tx.taxonomy_errors(fields["taxonomy"]))
-        if protocol != Protocol.MQM:
+        if spec is None or not spec.taxonomy(Study(protocol=protocol, protocol_settings=protocol_settings,
+                                                   taxonomy=fields["taxonomy"])):
             errors.append("settings.taxonomy: only an mqm study has error categories")
         elif not tx.taxonomy_errors(fields["taxonomy"]):
             fields["taxonomy"] = tx.normalise_taxonomy(fields["taxonomy"])
     if "severities" in fields:
-        if protocol not in SPAN_PROTOCOLS:
+        if spec is None or not spec.allowed_severities:
             errors.append("settings.severities: only span protocols (mqm, esa) have severities")
         else:
             errors.extend(tx.severities_errors(fields["severities"], protocol))
@@ -215,7 +228,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         parsed = _parse_item(raw, index, protocol, seen, errors)
         if parsed is not None:
             parsed_items.append(parsed)
-    if "tutorial" in data and protocol in Protocol.values:
+    if "tutorial" in data and spec is not None:
         from studies.importing.tutorial import settings_study, tutorial_errors_and_items
         tutorial_errors, fields["tutorial"] = tutorial_errors_and_items(data["tutorial"], settings_study(protocol, fields))
         errors.extend(tutorial_errors)
@@ -308,9 +321,11 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
     if not isinstance(cands, list) or not cands:
         errors.append(f"{where}.candidates: required, a non-empty list")
         cands = []
-    minimum = 1 if protocol in (Protocol.JUDGMENT, *SPAN_PROTOCOLS) else 2
+    minimum, maximum = (protocol_named(protocol).candidates_per_item if protocol in registry.names() else (1, None))
     if cands and len(cands) < minimum:
         errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
+    if cands and maximum is not None and len(cands) > maximum:
+        errors.append(f"{where}.candidates: a {protocol} item has at most {maximum} candidates")
     systems: set[str] = set()
     parsed_cands = []
     cand_sentences: list[tuple[int, list[str] | None]] = []

@@ -32,12 +32,12 @@ def test_scores_and_a_preference_are_stored_by_candidate_pk(spec):
     answer, errors = check(spec, {}, {"annotations": {"a1": {"score": 80}, "b2": {"score": 40}}, "preference": "a1"})
     assert errors == {}
     assert answer == {"annotations": {"11": {"spans": [], "score": 80}, "12": {"spans": [], "score": 40}},
-                      "preference": {"candidate": 11}}
+                      "choice": {"candidate": 11}}
 
 
 def test_a_tie_needs_ties_allowed(spec):
     answer, _ = check(spec, {}, {"annotations": {"a1": {"score": 50}, "b2": {"score": 50}}, "preference": "tie"})
-    assert answer["preference"] == {"tie": True}
+    assert answer["choice"] == {"option": "tie"}
     answer, errors = check(spec, {"ties": False},
                            {"annotations": {"a1": {"score": 50}, "b2": {"score": 50}}, "preference": "tie"})
     assert answer is None and errors["preference"] == ["This study does not allow ties: choose one of the two candidates."]
@@ -50,7 +50,7 @@ def test_preference_required_off_and_unknown(spec):
         "preference": ["This study does not ask for a preference."]}
     assert "'zz' is neither a candidate" in check(spec, {}, {"annotations": scores, "preference": "zz"})[1]["preference"][0]
     answer, errors = check(spec, {}, {"annotations": scores})
-    assert errors == {} and answer["preference"] is None
+    assert errors == {} and "choice" not in answer
 
 
 def test_both_scores_are_required_and_spans_follow_the_setting(spec):

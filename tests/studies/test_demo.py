@@ -36,7 +36,7 @@ def test_data_subset_keeps_attribution_and_licence():
 
 
 def test_fixture_study_files_match_the_builders():
-    for builder in demo.DEMO_STUDIES:
+    for builder in [*demo.DEMO_STUDIES, *demo.plug_in_demo_studies()]:
         data = builder()
         stored = json.loads((FIXTURES / "studies" / f"{data['slug']}.json").read_text())
         assert stored == data, f"fixtures/studies/{data['slug']}.json is stale: run load_demo --write-fixtures"
@@ -80,7 +80,7 @@ def test_coherence_blocks_are_english_four_turn_blocks():
 @pytest.mark.django_db
 def test_load_demo_creates_studies_admin_and_links(client):
     output = run_demo()
-    slugs = [builder()["slug"] for builder in demo.DEMO_STUDIES]
+    slugs = [builder()["slug"] for builder in [*demo.DEMO_STUDIES, *demo.plug_in_demo_studies()]]
     for slug in slugs:
         study = Study.objects.get(slug=slug)
         assert study.items.filter(is_spam=False).count() > 10
@@ -112,7 +112,8 @@ def test_load_demo_is_idempotent_and_resets():
     assert not Study.objects.filter(owner__isnull=True).exists()
     assert "already loaded" in second and Study.objects.filter(slug="diabla-pronoun-mono").count() == 1
     assert Study.objects.get(slug="diabla-pronoun-mono").items.count() == n_items
-    assert Annotator.objects.exclude(study__slug=WMT_MQM_SLUG).count() == 3 * len(demo.DEMO_STUDIES)  # same links
+    assert Annotator.objects.exclude(study__slug=WMT_MQM_SLUG).count() == 3 * len(
+        [*demo.DEMO_STUDIES, *demo.plug_in_demo_studies()])  # same links
     assert re.findall(r"/a/[\w-]+/", first) == re.findall(r"/a/[\w-]+/", second)
     old = re.search(r"password: (\S+)", first).group(1)
     new = re.search(r"password: (\S+)", second).group(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from studies.controls.blinding import parsed_study_lint
-from studies.demo.studies import DEMO_STUDIES
+from studies.demo.studies import DEMO_STUDIES, plug_in_demo_studies
 from studies.demo.blinding import blinding_notes
 from studies.importing.study_file import parse_study
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def _notes() -> dict[str, list[tuple[str, str]]]:
     out = {}
-    for builder in DEMO_STUDIES:
+    for builder in [*DEMO_STUDIES, *plug_in_demo_studies()]:
         data = builder()
         parsed = parse_study(data)
         out[data["slug"]] = blinding_notes(data, parsed_study_lint(fields=parsed.fields, items=parsed.items))
@@ -49,6 +49,7 @@ def test_load_demo_prints_each_note_under_its_warning(monkeypatch):
 
     connective = [b for b in DEMO_STUDIES if b().get("slug") == "diabla-connective-preference"]
     monkeypatch.setattr(load_demo, "DEMO_STUDIES", connective)  # one study: the whole demo also runs evaluators
+    monkeypatch.setattr(load_demo, "plug_in_demo_studies", lambda: [])
     monkeypatch.setattr(load_demo.Command, "_imported_mqm", lambda self, base, **kw: None)
     out = io.StringIO()
     call_command("load_demo", "--base-url", "http://demo.test", stdout=out)
