@@ -55,5 +55,6 @@ def _given_preference(answer: dict[str, Any], cands: list[Candidate]) -> str:
         if stored.get("option") == TIE:
             return TIE
         by_pk = {c.pk: c.public_id for c in cands}
-        return by_pk.get(stored.get("candidate"), "")
+        chosen = stored.get("candidate")
+        return by_pk.get(chosen, "") if isinstance(chosen, int) else ""
     return ""

@@ -38,7 +38,7 @@ def _is_number(value: Any) -> bool:
 
 class SpanFamily(SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec):
     answer_fields: ClassVar[tuple[str, ...]] = ("annotations",)
-    candidates_per_item = (1, None)
+    candidates_per_item: ClassVar[tuple[int, int | None]] = (1, None)
     per_candidate_annotations = True
     #: The severities of a study that names none.
     default_severities: ClassVar[tuple[str, ...]] = ()

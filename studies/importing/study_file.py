@@ -182,7 +182,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     from studies.definition import taxonomy as tx
     if "taxonomy" in fields:
         errors.extend(tx.taxonomy_errors(fields["taxonomy"]))
-        if spec is None or not spec.taxonomy(Study(protocol=protocol, protocol_settings=protocol_settings,
+        if spec is None or not spec.taxonomy(Study(protocol=spec.name, protocol_settings=protocol_settings,
                                                    taxonomy=fields["taxonomy"])):
             errors.append("settings.taxonomy: only an mqm study has error categories")
         elif not tx.taxonomy_errors(fields["taxonomy"]):
@@ -191,7 +191,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
         if spec is None or not spec.allowed_severities:
             errors.append("settings.severities: only span protocols (mqm, esa) have severities")
         else:
-            errors.extend(tx.severities_errors(fields["severities"], protocol))
+            errors.extend(tx.severities_errors(fields["severities"], spec.name))
     if "mqm_weights" in fields:
         errors.extend(tx.weights_errors(fields["mqm_weights"]))
     if "unit" in fields and fields["unit"] not in Unit.values:
@@ -230,7 +230,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             parsed_items.append(parsed)
     if "tutorial" in data and spec is not None:
         from studies.importing.tutorial import settings_study, tutorial_errors_and_items
-        tutorial_errors, fields["tutorial"] = tutorial_errors_and_items(data["tutorial"], settings_study(protocol, fields))
+        tutorial_errors, fields["tutorial"] = tutorial_errors_and_items(data["tutorial"], settings_study(spec.name, fields))
         errors.extend(tutorial_errors)
     if errors:
         raise StudyFileError(errors)
