@@ -182,8 +182,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     from studies.definition import taxonomy as tx
     if "taxonomy" in fields:
         errors.extend(tx.taxonomy_errors(fields["taxonomy"]))
-        if spec is None or not spec.taxonomy(Study(protocol=spec.name, protocol_settings=protocol_settings,
-                                                   taxonomy=fields["taxonomy"])):
+        # Whether the protocol's spans carry categories at all (its default taxonomy, none of the file's yet).
+        if spec is None or not spec.taxonomy(Study(protocol=spec.name, protocol_settings=protocol_settings)):
             errors.append("settings.taxonomy: only an mqm study has error categories")
         elif not tx.taxonomy_errors(fields["taxonomy"]):
             fields["taxonomy"] = tx.normalise_taxonomy(fields["taxonomy"])
