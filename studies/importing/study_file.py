@@ -125,7 +125,9 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     for key in ("slug", "title", "protocol"):
         if not isinstance(data.get(key), str) or not data.get(key, "").strip():
             errors.append(f"{key}: required, a non-empty string")
-    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial"}
+    # "$schema" names the schema an editor checks the file with (docs/study-file.md); the importer ignores it.
+    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial",
+                           "$schema"}
     if unknown:
         errors.append(f"study file: unknown field(s) {sorted(unknown)}")
     slug = data.get("slug")
