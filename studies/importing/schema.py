@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 from django.db import models
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import cache_control
@@ -21,12 +22,34 @@ from django.views.decorators.http import require_safe
 
 from protocols import registry
 from studies.definition.languages import interface_languages
-from studies.importing.study_file import (
-    CANDIDATE_FIELDS, EXTERNAL_ID_MAX_LENGTH, ITEM_FIELDS, REDUNDANCY_MAX, REDUNDANCY_MIN, SETTINGS_FIELDS, SPAM_SUFFIX,
-)
 from studies.importing.tutorial import TUTORIAL_FIELDS, TUTORIAL_MAX_ITEMS
 from studies.lifecycle.invariants import RESERVED_SLUGS, SLUG_PATTERN
 from studies.models import CHOICE_OPTIONS, Candidate, Item, Status, Study, Unit
+
+#: The one range of ``redundancy`` (the study file, the import page, the admin form).
+REDUNDANCY_MIN, REDUNDANCY_MAX = 1, 100
+
+SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
+    "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
+    "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
+    "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
+    "screened_out_code": str, "seed": int, "normalise_typography": bool,
+    "failed_code": str, "pass_max_failed_share": (int, float, type(None)),
+    "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
+    "instructions_language": str,
+    "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
+    "snap_to_words": (bool, type(None)),
+}
+ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
+               "source_context_languages", "target_context_languages",
+               "target_context", "candidates", "metadata", "source_language", "target_language"}
+CANDIDATE_FIELDS = {"system", "text", "sentences", "is_reference", "highlights"}
+SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/controls/spam.py)
+_ext_length = Item._meta.get_field("external_id").max_length
+assert _ext_length is not None
+#: Room is left for the spam suffix (and the "spam:" document id of a spam copy).
+EXTERNAL_ID_MAX_LENGTH: int = _ext_length - len(SPAM_SUFFIX)
 
 #: Where the schema is served; also its ``$id``.
 SCHEMA_PATH = "/api/v1/study-file.schema.json"
@@ -89,6 +112,57 @@ def _setting_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+#: The importer's types are strict as Python's: ``3.0`` is a number, not an integer (JSON Schema counts it as both).
+_StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)))
+
+
+def builtin_settings_schema() -> dict[str, Any]:
+    """``settings`` without a protocol's own: what ``parse_study`` checks a file's settings against."""
+    return {"type": "object", "additionalProperties": False,
+            "properties": {name: _setting_schema(name) for name in SETTINGS_FIELDS}}
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    types = t if isinstance(t, tuple) else (t,)
+    names = {bool: "true/false", int: "an integer", float: "a number", str: "a string", list: "a list",
+             type(None): "null"}
+    return " or ".join(names.get(x, x.__name__) for x in types)
+
+
+def settings_problems(settings: dict[str, Any]) -> dict[str, str]:
+    """The schema's problems of a file's ``settings``, by setting, in the importer's words.
+
+    A column's length or range is left out: the importer reports it in the database's own words
+    (``Ensure this value has at most 64 characters``) when it checks the column.
+    """
+    validator = _StrictValidator(builtin_settings_schema())
+    problems: dict[str, str] = {}
+    for error in validator.iter_errors(settings):
+        if error.validator == "additionalProperties":
+            known = ", ".join(sorted(SETTINGS_FIELDS))
+            for key in sorted(set(settings) - set(SETTINGS_FIELDS)):
+                problems[key] = f"unknown setting (known: {known})"
+            continue
+        key = str(error.absolute_path[0])
+        value = settings[key]
+        if error.validator == "type" and len(error.absolute_path) == 1:
+            problems[key] = f"must be {_type_name(SETTINGS_FIELDS[key])}"
+        elif error.validator in ("minimum", "maximum") and key in _RANGES:
+            low, high = _RANGES[key]
+            problems[key] = f"must be between {low} and {high}"
+        elif error.validator == "enum" and key == "options":
+            bad = [o for o in value if o not in CHOICE_OPTIONS]
+            problems[key] = f"unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}"
+        elif error.validator == "enum" and key == "unit":
+            problems[key] = f"{value!r} is not one of {', '.join(Unit.values)}"
+        elif error.validator == "type" and key == "labels":
+            problems[key] = "must be a list of strings"
+    return problems
+
+
 def _string_list() -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string"}}
 
@@ -125,7 +199,7 @@ def item_schema() -> dict[str, Any]:
         "target_language": {"type": ["string", "null"], **_column_limits(Item, "target_language")},
         "candidates": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/candidate"}},
     }
-    assert set(properties) == ITEM_FIELDS, "the schema and study_file.ITEM_FIELDS name the same item fields"
+    assert set(properties) == ITEM_FIELDS, "the schema and ITEM_FIELDS name the same item fields"
     return {"type": "object", "additionalProperties": False, "required": ["id", "candidates"], "properties": properties}
 
 

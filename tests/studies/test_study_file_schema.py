@@ -149,3 +149,21 @@ def test_a_registered_protocol_brings_its_name_and_its_own_settings_to_its_files
     assert _error_paths(study_file(protocol="tuned", settings={"knobs": 0})) == ["settings.knobs"]
     assert _error_paths(study_file(protocol="ranking", settings={"knobs": 3})) == ["settings"]
     assert "settings" in _error_paths(study_file(protocol="bogus", settings={"knobs": 3}))
+
+
+def test_the_importer_checks_settings_with_the_served_schema_and_keeps_its_words():
+    from studies.importing.schema import builtin_settings_schema
+    ranking = next(rule["then"]["properties"]["settings"] for rule in study_file_schema()["allOf"]
+                   if rule["if"].get("properties", {}).get("protocol") == {"const": "ranking"})
+    assert ranking == builtin_settings_schema()
+    data = study_file(slug="words", settings={"redundancy": 3.0, "spam_rate": 0.7, "options": ["maybe", "tie"],
+                                              "unit": "paragraph", "colour": "blue", "snap_to_words": "yes"})
+    with pytest.raises(StudyFileError) as exc:
+        parse_study(data)
+    errors = exc.value.errors
+    assert "settings.redundancy: must be an integer" in errors  # 3.0 is an integer to JSON Schema, not to the importer
+    assert "settings.spam_rate: must be between 0 and 0.5" in errors
+    assert "settings.options: unknown option(s) ['maybe']; allowed: neither, tie, invalid" in errors
+    assert "settings.unit: 'paragraph' is not one of sentence, document" in errors
+    assert "settings.snap_to_words: must be true/false or null" in errors
+    assert any(e.startswith("settings.colour: unknown setting (known: allow_overlap, allow_ties,") for e in errors)
