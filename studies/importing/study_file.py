@@ -24,38 +24,18 @@ from studies.definition.languages import interface_language_error, language_tag_
 from studies.definition.ordering import document_indexes, document_order_key
 from protocols import registry
 from protocols.registry import protocol_named
-from studies.models import CHOICE_OPTIONS, Candidate, Item, Protocol, Status, Study, Unit
+from studies.models import Candidate, Item, Protocol, Status, Study
 from studies.definition.sentences import check_alignment, check_sentences
 from studies.controls.spam import spam_items_create
+from studies.importing.schema import (  # the field lists and limits the schema states; importers name them here
+    CANDIDATE_FIELDS, EXTERNAL_ID_MAX_LENGTH, ITEM_FIELDS, REDUNDANCY_MAX, REDUNDANCY_MIN, SETTINGS_FIELDS, SPAM_SUFFIX,
+    settings_problems,
+)
 
-#: The one range of ``redundancy`` (the study file, the import page, the admin form).
-REDUNDANCY_MIN, REDUNDANCY_MAX = 1, 100
-
-SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
-    "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
-    "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
-    "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
-    "screened_out_code": str, "seed": int, "normalise_typography": bool,
-    "failed_code": str, "pass_max_failed_share": (int, float, type(None)),
-    "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
-    "instructions_language": str,
-    "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
-    "snap_to_words": (bool, type(None)),
-}
-ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
-               "source_context_languages", "target_context_languages",
-               "target_context", "candidates", "metadata", "source_language", "target_language"}
 #: Per-item languages (BCP 47), for studies that mix directions; blank falls back to the study's settings.
 ITEM_LANGUAGE_FIELDS = ("source_language", "target_language")
-CANDIDATE_FIELDS = {"system", "text", "sentences", "is_reference", "highlights"}
 #: An imported study starts as a draft (preview only) unless the file or the importer says otherwise.
 DEFAULT_IMPORT_STATUS = Status.DRAFT
-SPAM_SUFFIX = "~spam"  # spam copies are stored as "<id>~spam" (studies/controls/spam.py)
-_ext_length = Item._meta.get_field("external_id").max_length
-assert _ext_length is not None
-#: Room is left for the spam suffix (and the "spam:" document id of a spam copy).
-EXTERNAL_ID_MAX_LENGTH: int = _ext_length - len(SPAM_SUFFIX)
 #: At most this many NUL / surrogate / NaN problems are listed (a file full of them says so in 50 lines).
 MAX_LISTED_ERRORS = 50
 
@@ -72,13 +52,6 @@ class StudyFileError(Exception):
 class ParsedStudy:
     fields: dict[str, Any]
     items: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _type_name(t: type | tuple[type, ...]) -> str:
-    types = t if isinstance(t, tuple) else (t,)
-    names = {bool: "true/false", int: "an integer", float: "a number", str: "a string", list: "a list",
-             type(None): "null"}
-    return " or ".join(names.get(x, x.__name__) for x in types)
 
 
 def _is(value: Any, t: type | tuple[type, ...]) -> bool:
@@ -127,7 +100,9 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     for key in ("slug", "title", "protocol"):
         if not isinstance(data.get(key), str) or not data.get(key, "").strip():
             errors.append(f"{key}: required, a non-empty string")
-    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial"}
+    # "$schema" names the schema an editor checks the file with (docs/study-file.md); the importer ignores it.
+    unknown = set(data) - {"slug", "title", "protocol", "status", "settings", "items", "description", "tutorial",
+                           "$schema"}
     if unknown:
         errors.append(f"study file: unknown field(s) {sorted(unknown)}")
     slug = data.get("slug")
@@ -154,14 +129,17 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if not isinstance(settings, dict):
         errors.append("settings: must be an object")
         settings = {}
-    protocol_settings: dict[str, Any] = {}
-    for key, value in settings.items():
-        if key in own_settings:  # the protocol plug-in's own settings (its settings schema)
-            protocol_settings[key] = value
-        elif key not in SETTINGS_FIELDS:
-            errors.append(f"settings.{key}: unknown setting (known: {', '.join(sorted(set(SETTINGS_FIELDS) | own_settings))})")
-        elif not _is(value, SETTINGS_FIELDS[key]):
-            errors.append(f"settings.{key}: must be {_type_name(SETTINGS_FIELDS[key])}")
+    # The protocol plug-in's own settings (its settings schema) become the study's protocol_settings.
+    protocol_settings = {key: value for key, value in settings.items() if key in own_settings}
+    builtin = {key: value for key, value in settings.items() if key not in own_settings}
+    # Types, enums and ranges: the schema's (studies/importing/schema.py); what it cannot say follows.
+    problems = settings_problems(builtin)
+    for key, value in builtin.items():
+        if key in problems:
+            problem = problems[key]
+            if own_settings and problem.startswith("unknown setting"):
+                problem = f"unknown setting (known: {', '.join(sorted(set(SETTINGS_FIELDS) | own_settings))})"
+            errors.append(f"settings.{key}: {problem}")
         else:
             fields[key] = value
     if spec is not None:
@@ -169,14 +147,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
                       for problem in spec.settings_errors(protocol_settings))
         if protocol_settings:
             fields["protocol_settings"] = protocol_settings
-    if "options" in fields:
-        bad = [o for o in fields["options"] if o not in CHOICE_OPTIONS]
-        if bad:
-            errors.append(f"settings.options: unknown option(s) {bad}; allowed: {', '.join(CHOICE_OPTIONS)}")
-    if "labels" in fields:
-        _check_string_list(fields["labels"], "settings.labels", errors)
-        if len(set(map(str, fields["labels"]))) != len(fields["labels"]):
-            errors.append("settings.labels: labels must be distinct")
+    if "labels" in fields and len(set(fields["labels"])) != len(fields["labels"]):
+        errors.append("settings.labels: labels must be distinct")
     if protocol == Protocol.JUDGMENT and not fields.get("labels"):
         errors.append("settings.labels: a judgment study needs at least one label")
     from studies.definition import taxonomy as tx
@@ -194,16 +166,6 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             errors.extend(tx.severities_errors(fields["severities"], spec.name))
     if "mqm_weights" in fields:
         errors.extend(tx.weights_errors(fields["mqm_weights"]))
-    if "unit" in fields and fields["unit"] not in Unit.values:
-        errors.append(f"settings.unit: {fields['unit']!r} is not one of {', '.join(Unit.values)}")
-    if "redundancy" in fields and not REDUNDANCY_MIN <= fields["redundancy"] <= REDUNDANCY_MAX:
-        errors.append(f"settings.redundancy: must be between {REDUNDANCY_MIN} and {REDUNDANCY_MAX}")
-    if "spam_rate" in fields and not 0 <= fields["spam_rate"] <= 0.5:
-        errors.append("settings.spam_rate: must be between 0 and 0.5")
-    if fields.get("auto_exclude_share") is not None and not 0 <= fields["auto_exclude_share"] <= 1:
-        errors.append("settings.auto_exclude_share: must be between 0 and 1")
-    if fields.get("pass_max_failed_share") is not None and not 0 <= fields["pass_max_failed_share"] <= 1:
-        errors.append("settings.pass_max_failed_share: must be between 0 and 1")
     for key in ("source_language", "target_language", "instructions_language"):
         problem = language_tag_error(fields.get(key, ""))
         if problem:
@@ -211,8 +173,6 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     problem = interface_language_error(fields.get("interface_language", ""))
     if problem:
         errors.append(f"settings.interface_language: {problem}")
-    if "auto_exclude_min_checks" in fields and not 1 <= fields["auto_exclude_min_checks"] <= 1000:
-        errors.append("settings.auto_exclude_min_checks: must be between 1 and 1000")
     for key, value in fields.items():
         if key not in ("slug", "protocol", "status", "options", "labels", "taxonomy", "severities", "mqm_weights") \
                 and isinstance(value, (str, int)):
