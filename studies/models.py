@@ -32,18 +32,6 @@ def default_seed() -> int:
     return secrets.randbelow(2**31 - 1)
 
 
-class Protocol(models.TextChoices):
-    RANKING = "ranking", "Ranking (rank all candidates)"
-    CHOICE = "choice", "Choice (pick one candidate or an option)"
-    JUDGMENT = "judgment", "Judgment (label one candidate)"
-    MQM = "mqm", "MQM (error spans with category and severity)"
-    ESA = "esa", "ESA (error spans, then a 0–100 score; DA without spans)"
-
-
-#: Protocols whose answer is error spans and/or a score per candidate (annotation.handout.answers).
-SPAN_PROTOCOLS = ("mqm", "esa")
-
-
 class Unit(models.TextChoices):
     SENTENCE = "sentence", "Sentence"
     DOCUMENT = "document", "Document (block of consecutive sentences)"

@@ -7,6 +7,7 @@ no Django at all, so it can be used (and tested) without a configured project.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,18 @@ def test_the_readers_and_writers_of_other_tools_formats_import_no_django_and_no_
                        for name in _imports(p)
                        if name.split(".")[0] in {"django", "rest_framework", "config", *LAYERS})
     assert offending == []
+
+
+#: A branch on a protocol's name: `protocol == "x"`, `protocol in (...)`, the old `Protocol.X` choices or a list of
+#: protocol names. Membership in the registry (`protocol in registry.names()`) asks the registry, so it is not one.
+PROTOCOL_BRANCH = re.compile(r"protocol\s*(==|!=)\s*[\"']|protocol\s+(not\s+)?in\s*[(\[{]|\bProtocol\.[A-Z]{2,}\b"
+                             r"|SPAN_PROTOCOLS|[\"'](ranking|choice|judgment|mqm|esa|pairwise)[\"']\s*(==|!=)\s*\w*protocol")
+
+
+def test_core_code_asks_the_protocol_registry_instead_of_branching_on_a_protocols_name() -> None:
+    """Outside the protocol packages (and migrations) at most 15 branches on a protocol's name (issue 23)."""
+    found = sorted(f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+                   for app in (*LAYERS, "config", "formats") for p in _app_modules(app)
+                   for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                   if PROTOCOL_BRANCH.search(line))
+    assert len(found) <= 15, "\n".join(found)

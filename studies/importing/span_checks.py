@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studies.definition import taxonomy as tx
-from studies.models import Protocol, Study
+from studies.models import Study
 
 SPAN_FIELDS = {"start", "end", "side", "category", "severity", "note"}
 #: What a stored span may hold besides: ``whole``, an MQM TSV error without markers, spanning the whole text
@@ -33,7 +33,7 @@ def span_checked(span: Any, study: Study, texts: dict[str, str], categories: dic
     """
     if not isinstance(span, dict):
         return None, [f"{where}: must be an object with start, end, severity"
-                      f"{', category' if study.protocol == Protocol.MQM else ''}."]
+                      f"{', category' if study.effective_taxonomy() else ''}."]
     problems: list[str] = []
     unknown = sorted(set(span) - SPAN_FIELDS)
     if unknown:
@@ -61,7 +61,8 @@ def span_checked(span: Any, study: Study, texts: dict[str, str], categories: dic
         problems.append(f"{where}.severity: {'required' if severity in (None, '') else repr(severity) + ' is not a severity of this study'}"
                         f" ({', '.join(severities)}).")
     category = span.get("category")
-    if study.protocol == Protocol.MQM:
+    has_categories = bool(study.effective_taxonomy())  # MQM's spans carry a category, ESA's do not
+    if has_categories:
         if not isinstance(category, str) or not category.strip():
             problems.append(f"{where}.category: required, one of the study's categories.")
         elif category.strip().lower() not in categories:
@@ -74,7 +75,7 @@ def span_checked(span: Any, study: Study, texts: dict[str, str], categories: dic
     if problems:
         return None, problems
     out: dict[str, Any] = {"start": start, "end": end, "side": side, "severity": severity}
-    if study.protocol == Protocol.MQM and isinstance(category, str):
+    if has_categories and isinstance(category, str):
         out["category"] = categories[category.strip().lower()]
     if note:
         out["note"] = note

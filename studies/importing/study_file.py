@@ -24,7 +24,7 @@ from studies.definition.languages import interface_language_error, language_tag_
 from studies.definition.ordering import document_indexes, document_order_key
 from protocols import registry
 from protocols.registry import protocol_named
-from studies.models import Candidate, Item, Protocol, Status, Study
+from studies.models import Candidate, Item, Status, Study
 from studies.definition.sentences import check_alignment, check_sentences
 from studies.controls.spam import spam_items_create
 from studies.importing.schema import (  # the field lists and limits the schema states; importers name them here
@@ -149,8 +149,8 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             fields["protocol_settings"] = protocol_settings
     if "labels" in fields and len(set(fields["labels"])) != len(fields["labels"]):
         errors.append("settings.labels: labels must be distinct")
-    if protocol == Protocol.JUDGMENT and not fields.get("labels"):
-        errors.append("settings.labels: a judgment study needs at least one label")
+    if spec is not None and "labels" in spec.study_errors(Study(protocol=spec.name, labels=fields.get("labels") or [])):
+        errors.append(f"settings.labels: a {spec.name} study needs at least one label")
     from studies.definition import taxonomy as tx
     if "taxonomy" in fields:
         errors.extend(tx.taxonomy_errors(fields["taxonomy"]))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from studies.models import CHOICE_OPTIONS, SPAN_PROTOCOLS, Protocol, Study, opaque_id
+from protocols.registry import protocol_named
+from studies.models import CHOICE_OPTIONS, Study, opaque_id
 from studies.definition import taxonomy as tx
 from studies.importing.span_checks import category_names, overlap_problems, sorted_spans, span_checked
 
@@ -41,9 +42,10 @@ def settings_study(protocol: str, fields: dict[str, Any]) -> Study:
     values = {k: fields[k] for k in GOLD_SETTINGS if k in fields}
     if "taxonomy" in values and tx.taxonomy_errors(values["taxonomy"]):
         del values["taxonomy"]
-    if "severities" in values and (protocol not in SPAN_PROTOCOLS or tx.severities_errors(values["severities"], protocol)):
+    if "severities" in values and (not protocol_named(protocol).allowed_severities
+                                   or tx.severities_errors(values["severities"], protocol)):
         del values["severities"]
-    return Study(protocol=protocol, **values)
+    return Study(protocol=protocol, protocol_settings=fields.get("protocol_settings") or {}, **values)
 
 
 def tutorial_errors_and_items(raw: Any, study: Study) -> tuple[list[str], list[dict[str, Any]]]:
@@ -108,7 +110,7 @@ def _tutorial_item(raw: Any, where: str, study: Study, seen: set[str], errors: l
 
 
 def _tutorial_candidates(raw: Any, where: str, study: Study, errors: list[str]) -> list[dict[str, Any]] | None:
-    minimum = 1 if study.protocol in (Protocol.JUDGMENT, *SPAN_PROTOCOLS) else 2
+    minimum = study.spec.candidates_per_item[0]
     if not isinstance(raw, list) or len(raw) < minimum:
         errors.append(f"{where}.candidates: required, a list of at least {minimum} candidates for a {study.protocol} study")
         return None
@@ -261,7 +263,7 @@ def _gold_entry(entry: Any, study: Study, texts: dict[str, str], categories: dic
             # The annotator's answer is checked by judgment_validate, which takes source spans only in MQM studies
             # that show the source: a gold answer outside that rule could never be matched.
             checked, problems = span_checked(span, study, texts, categories, severities, f"{where}.spans[{k}]",
-                                             source_allowed=study.protocol == Protocol.MQM and study.show_source)
+                                             source_allowed=study.spec.source_spans_allowed(study))
             errors.extend(problems)
             if checked is not None:
                 spans.append(checked)
