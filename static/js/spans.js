@@ -382,14 +382,14 @@
 
   function commit(severity) {
     if (!pending) return;
-    if (cfg.protocol === "mqm" && !pending.category) {
+    if (cfg.categories.length && !pending.category) {  /* spans with a category (MQM's) */
       var option = activeOption();
       if (option && panel().querySelector("[data-cat-filter]").value.trim()) pending.category = option.dataset.cat;
       else { showPanelProblem(word("category")); return; }
     }
     var card = pending.card, id = card.dataset.cand;
     var mark = { start: pending.start, end: pending.end, side: pending.side, severity: severity };
-    if (cfg.protocol === "mqm") mark.category = pending.category;
+    if (cfg.categories.length) mark.category = pending.category;
     var except = pending.edit == null ? -1 : pending.edit;
     if (except >= 0 && marks[id][except].note) mark.note = marks[id][except].note;  /* an API note survives an edit */
     if (!cfg.overlap && overlaps(id, mark, except)) { showPanelProblem(word("overlap")); return; }
