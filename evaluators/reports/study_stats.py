@@ -516,6 +516,7 @@ def _span_report(frame: pd.DataFrame, *, study: str, protocol: str, spam: str, e
                                                     "conger_kappa", "krippendorff_alpha", "brennan_prediger",
                                                     "inference")},
                          **sr.methods_for(protocol, uses_spans)}
+    report.update(_spec(protocol).protocol_blocks(frame, spam=spam, excluded=excluded, seed=seed))
     report["notes"] = notes
     return report
 

@@ -93,6 +93,14 @@ class ReportsRules:
     #: What the human column of the comparison page holds for this protocol's own score ("" = no own score).
     comparison_score_label: ClassVar[str] = ""
 
+    #: A template the report page includes for :meth:`protocol_blocks` ("" = none).
+    report_template: ClassVar[str] = ""
+
+    def protocol_blocks(self, frame: pd.DataFrame, *, spam: str, excluded: str, seed: int) -> dict[str, Any]:
+        """Report blocks of the protocol's own, from the stats frame (span protocols' report: after the span
+        blocks); merged into the report's JSON and shown by :attr:`report_template`."""
+        return {}
+
     def score_kind(self, uses_spans: bool) -> str:
         """The score's short name on the report page and plots (``mqm``, ``esa``, ``da``)."""
         return self.name

@@ -122,6 +122,7 @@ def _context(study: Study, report: dict, options: dict[str, Any]) -> dict[str, A
     return {
         "study": study, "report": report, "options": options, "query": query,
         "contests_reference": study.spec.contests_reference,
+        "protocol_report_template": study.spec.report_template,
         "ties_main": ties_main, "ties_other": other_key.replace("_", " "), "other": report.get(other_key),
         "other_key": other_key,
         "coefficient_rows": _coefficient_rows(report),

@@ -119,3 +119,19 @@ def test_the_report_gives_score_agreement_and_a_ranking(admin_client):
     assert report["n_ratings"] > 0
     assert {row["system"] for row in report["ranking"]["systems"]} >= {"reference"}
     assert json.dumps(report)  # serialisable
+
+
+def test_the_report_gives_preference_agreement_and_bradley_terry_strengths(admin_client):
+    study = demo("pw-pref", n_items=6)
+    def prefer(k, ids, systems):  # both annotators always prefer the reference
+        return next(cid for cid in ids if systems[cid] == "reference")
+    answer_everything(study, preference=prefer)
+    report = admin_client.get(reverse("evaluators:report-json", args=[study.slug])).json()
+    block = report["preference"]
+    assert block["n_judgments"] == 12 and block["n_ties"] == 0
+    assert block["agreement"]["coefficients"]["percent_agreement"]["value"] == 1.0
+    strengths = block["bradley_terry"]
+    assert strengths["systems"][0]["system"] == "reference"  # always preferred
+    assert strengths["prior"] > 0 and "never less preferred: reference" in strengths["why_prior"]
+    page = admin_client.get(reverse("evaluators:report", args=[study.slug])).content.decode()
+    assert "Bradley–Terry strengths from 12 preferences" in page
