@@ -102,12 +102,16 @@ def answer_for_client(judgment: Judgment | None, candidates: list[Candidate]) ->
     answer = judgment.answer
     if "ranks" in answer:
         return {"ranks": {by_pk[int(pk)]: rank for pk, rank in answer["ranks"].items() if int(pk) in by_pk}}
+    if "annotations" in answer:  # first: a pairwise answer holds its scores and, as a choice, its preference
+        out: dict[str, Any] = {"annotations": {by_pk[int(pk)]: entry for pk, entry in answer["annotations"].items()
+                                               if int(pk) in by_pk}}
+        if "choice" in answer:
+            choice = answer["choice"]
+            out["preference"] = by_pk.get(choice.get("candidate")) if "candidate" in choice else choice["option"]
+        return out
     if "choice" in answer:
         choice = answer["choice"]
         return {"choice": by_pk.get(choice.get("candidate")) if "candidate" in choice else choice["option"]}
-    if "annotations" in answer:
-        return {"annotations": {by_pk[int(pk)]: entry for pk, entry in answer["annotations"].items()
-                                if int(pk) in by_pk}}
     return {"labels": answer.get("labels", [])}
 
 

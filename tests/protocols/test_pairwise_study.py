@@ -135,3 +135,15 @@ def test_the_report_gives_preference_agreement_and_bradley_terry_strengths(admin
     assert strengths["prior"] > 0 and "never less preferred: reference" in strengths["why_prior"]
     page = admin_client.get(reverse("evaluators:report", args=[study.slug])).content.decode()
     assert "Bradley–Terry strengths from 12 preferences" in page
+
+
+def test_reopening_an_answered_pairwise_item_gives_back_its_scores_and_preference():
+    from annotation.items.selectors import answer_for_client
+
+    study = demo("pw-reopen", n_items=1)
+    answer_everything(study, preference=lambda k, ids, systems: "tie")
+    judgment = Judgment.objects.filter(assignment__item__study=study).first()
+    candidates = list(judgment.assignment.item.candidates.all())
+    again = answer_for_client(judgment, candidates)
+    assert again["preference"] == "tie"
+    assert sorted(entry["score"] for entry in again["annotations"].values()) in ([40, 90], [50, 90])
