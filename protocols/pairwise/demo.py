@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from studies.demo import data as diabla
+from studies.demo.span import reference_and_mt_turns
 
 SLUG = "diabla-pairwise"
 
@@ -30,17 +31,7 @@ Some extracts are in English, others in French.
 
 def build_pairwise_sentences(data_dir: Path | None = None, per_dialogue: int = 3) -> dict[str, Any]:
     """One turn an item (from the third turn on, MT and reference differ, at least 5 words), both directions."""
-    items = []
-    for number, dialogue, k, utterance, language in diabla.qualifying_turns(
-            data_dir, per_dialogue, lambda u, language: diabla.reference_and_mt_differ(u, 5)):
-        items.append({
-            **diabla.turn_item(number, dialogue, k, utterance, language, "into"),
-            "candidates": [
-                {"system": "reference", "text": utterance["reference"].strip(), "is_reference": True},
-                {"system": dialogue["model"], "text": utterance["mt"].strip()},
-            ],
-            "metadata": {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"]},
-        })
+    items = reference_and_mt_turns(data_dir, per_dialogue)
     return {
         "slug": SLUG,
         "title": "Pairwise: two translations of a dialogue turn side by side (DiaBLa, sentence level)",

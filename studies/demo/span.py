@@ -128,8 +128,9 @@ use the **Discourse** categories for these. If a translation has no error, confi
 
 # --- ESA, sentence level ---------------------------------------------------------------------------
 
-def build_esa_sentences(data_dir: Path | None = None, per_dialogue: int = 3) -> dict[str, Any]:
-    """One turn a item (from the third turn on, MT and reference differ, at least 5 words), both directions."""
+def reference_and_mt_turns(data_dir: Path | None = None, per_dialogue: int = 3) -> list[dict[str, Any]]:
+    """One turn an item (from the third turn on, MT and reference differ, at least 5 words), both directions:
+    the human reference (flagged, hidden as such) and the live MT as its two candidates."""
     items = []
     for number, dialogue, k, utterance, language in diabla.qualifying_turns(
             data_dir, per_dialogue, lambda u, language: diabla.reference_and_mt_differ(u, 5)):
@@ -141,6 +142,12 @@ def build_esa_sentences(data_dir: Path | None = None, per_dialogue: int = 3) -> 
             ],
             "metadata": {"dialogue_id": dialogue["dialogue_id"], "turn": utterance["turn"]},
         })
+    return items
+
+
+def build_esa_sentences(data_dir: Path | None = None, per_dialogue: int = 3) -> dict[str, Any]:
+    """ESA on dialogue turns: :func:`reference_and_mt_turns`."""
+    items = reference_and_mt_turns(data_dir, per_dialogue)
     return {
         "slug": "diabla-esa",
         "title": "ESA: error spans and a 0–100 score for dialogue turns (DiaBLa, sentence level)",
