@@ -95,3 +95,16 @@ def test_core_code_asks_the_protocol_registry_instead_of_branching_on_a_protocol
                    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                    if PROTOCOL_BRANCH.search(line))
     assert len(found) <= 15, "\n".join(found)
+
+
+#: The same branch in a template: `{% if protocol == "x" %}`, `study.protocol != 'x'`, `protocol in …`.
+TEMPLATE_PROTOCOL_BRANCH = re.compile(r"protocol\s*(==|!=)\s*[\"']|protocol\s+(not\s+)?in\s")
+
+
+def test_shared_templates_include_the_protocols_pieces_instead_of_branching_on_a_protocols_name() -> None:
+    """The item, practice, study and report pages name no protocol: its spec names its templates (page_parts)."""
+    found = sorted(f"{p.relative_to(ROOT)}:{n}: {line.strip()[:120]}"
+                   for p in (ROOT / "templates").rglob("*.html")
+                   for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                   if TEMPLATE_PROTOCOL_BRANCH.search(line))
+    assert found == []

@@ -225,6 +225,7 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
     return {
         **text_languages(study=study, item=item),
         **wording_languages(study),
+        **spec.page_parts(len(cands)),
         **span_parts,
         "question_is_study_wording": bool(study.question),
         "study": study,

@@ -123,6 +123,7 @@ def _page(request: HttpRequest, annotator: Annotator, step: int, cands: list[dic
     span_parts = _span_parts(annotator, item, cands, candidate_views) if marking else {}
     context = {
         **page_context(study),
+        **study.spec.page_parts(len(cands)),
         "study": study, "annotator": annotator, "step": step, "total": len(tf.tutorial_items(study)),
         "protocol": study.protocol, "is_span": study.is_span_protocol,
         "uses_spans": study.uses_spans, "uses_score": study.uses_score,

@@ -195,6 +195,7 @@ def start(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         "annotator": annotator,
         "instructions": instructions_html(study.instructions),
         "protocol": study.protocol,
+        "keys_template": study.spec.keys_template,
         "options": option_views(study),
         "labels": study.labels,
         "multi_label": study.multi_label,

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 class ChoicePages(PagesRules):
     default_question_text = gettext_lazy("Which candidate translation is better?")
     required_message = gettext_lazy("Choose one answer before going on.")
+    card_controls_template = "protocols/choice/_card_controls.html"
+    answer_extra_template = "protocols/choice/_options.html"
+    keys_template = "protocols/choice/_keys.html"
 
     def answer_from_post(self, study: Study, candidates: list[Candidate], data: QueryDict) -> dict[str, Any]:
         choice = data.get("choice", "").strip()

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 class JudgmentPages(PagesRules):
     default_question_text = gettext_lazy("Which label describes the highlighted part of the translation?")
     required_message = gettext_lazy("Choose a label before going on.")
+    answer_extra_template = "protocols/judgment/_labels.html"
+    keys_template = "protocols/judgment/_keys.html"
 
     def answer_from_post(self, study: Study, candidates: list[Candidate], data: QueryDict) -> dict[str, Any]:
         if study.multi_label:

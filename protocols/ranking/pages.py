@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
 from annotation.pages import tutorial_feedback as tf
@@ -21,6 +22,22 @@ RANK_FIELD = "rank-{}"
 class RankingPages(PagesRules):
     default_question_text = gettext_lazy("Rank the candidate translations from best (1) to worst.")
     required_message = gettext_lazy("Give every candidate a rank before going on.")
+    card_controls_template = "protocols/ranking/_card_controls.html"
+    keys_template = "protocols/ranking/_keys.html"
+    document_actions_template = "protocols/ranking/_rank_summary.html"
+    pairs_side_by_side = False
+
+    def cards_class(self, n_candidates: int) -> str:
+        # More than five rank toggles do not fit beside a card's title: they wrap under it (annotate.css).
+        return "many-ranks" if n_candidates > 5 else ""
+
+    def item_data(self) -> dict[str, Promise | str]:
+        # static/js/annotate.js shows it while a typed digit waits for a second one (ranks 10 and above).
+        return {"pending-hint": gettext_lazy(
+            "Waiting for a second digit: type it for ranks 10 and above, or press Space for this rank alone.")}
+
+    def setting_rows(self, study: Study) -> list[tuple[str, str]]:
+        return [("Ties", "allowed" if study.allow_ties else "not allowed"), *super().setting_rows(study)]
 
     def answer_from_post(self, study: Study, candidates: list[Candidate], data: QueryDict) -> dict[str, Any]:
         ranks: dict[str, int | str] = {}

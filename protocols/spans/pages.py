@@ -30,6 +30,7 @@ _SCORE_MISSING = re.compile(r"candidate (\S+)\.score: required, .*")
 class SpanPages(PagesRules):
     #: What a candidate the server found unanswered is told, beside it.
     unanswered_text: ClassVar[Promise | str] = ""
+    keys_template = "protocols/spans/_keys.html"
 
     def answer_from_post(self, study: Study, candidates: list[Candidate], data: QueryDict) -> dict[str, Any]:
         """The ``annotations`` object.

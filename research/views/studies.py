@@ -68,6 +68,7 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "invite_form": InviteForm(), "quality_url": reverse("studies:quality", args=[study.slug]),
         "report_url": reverse("evaluators:report", args=[study.slug]),
         "formats": FORMATS, "blinding": blinding, "typography": typography,
+        "protocol_setting_rows": study.spec.setting_rows(study),
         "lifecycle": _lifecycle(study), **_access_context(request, study),
         "members_notice": request.session.pop(MEMBERS_NOTICE_KEY, None),
     })
