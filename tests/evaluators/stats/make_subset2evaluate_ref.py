@@ -65,10 +65,11 @@ def to_s2e(data: list[dict]) -> list[dict]:
 
 def main() -> None:
     data = make_data()
+    runs: list[tuple[str, dict[str, str | int]]]
     runs = [(m, {"metric": metric}) for m in ("metric_avg", "metric_var", "metric_cons") for metric in ("cont", "grid")]
     runs += [("diversity", {"metric": sim}) for sim in ("unigram", "bleu", "chrf")]
     runs += [("random", {"seed": seed}) for seed in (0, 7)]
-    reference = []
+    reference: list[dict] = []
     for method, kwargs in runs:
         utilities = subset2evaluate.methods.METHODS[method](to_s2e(data), **{"metric": None, **kwargs})
         ranked = subset2evaluate.select_subset.basic(to_s2e(data), method=method, **kwargs)
