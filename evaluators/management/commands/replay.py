@@ -1,0 +1,197 @@
+"""``replay FILE --format mqm-tsv|scores|mtme``: what a study on fewer items would have concluded.
+
+Definitions and sources: evaluators/stats/replay.py and docs/efficient-evaluation.md.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluators.stats.replay import DEFAULT_BUDGETS, PERMUTATIONS, CompleteData, MethodReplay, Replayer, replay_method
+from evaluators.stats.replay_data import (
+    TEXT_METRICS, ReplayDataError, from_mqm, from_score_table, reference_candidates,
+)
+from evaluators.stats.selection import SCORE_METHODS, SelectionInputError, item_utilities, rank_items
+from formats.mqm_tsv import MqmTsvError, parse_mqm_tsv
+from formats.mtme import ScoreTableError, read_long_csv, read_mtme_dir
+from studies.cli import read_text_file
+
+FORMATS = ("mqm-tsv", "scores", "mtme")
+#: Methods a replay runs when --method is not given: random and subset2evaluate's metric-based three.
+DEFAULT_METHODS = ("random", *SCORE_METHODS)
+METHODS = (*DEFAULT_METHODS, "diversity")
+MAX_SEEDS = 1000
+
+
+def _fail(message: str) -> CommandError:
+    return CommandError(message, returncode=2)
+
+
+def parse_budgets(text: str) -> tuple[float, ...]:
+    """``10,20,…,90`` (percent) → (0.1, 0.2, …); each in (0, 100], increasing."""
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part.strip())
+        except ValueError:
+            raise _fail(f"--budgets: {part.strip()!r} is not a number (percentages such as 10,20,30)") from None
+        if not 0 < value <= 100:
+            raise _fail(f"--budgets: {value:g} is not a percentage above 0 and at most 100")
+        values.append(value / 100)
+    if values != sorted(set(values)):
+        raise _fail("--budgets: give increasing percentages without repeats")
+    return tuple(values)
+
+
+class Command(BaseCommand):
+    help = ("Replay a complete human evaluation (every item judged for every system): the ranking a study on "
+            "the first items of each selection method would have given, against all the data — soft pairwise "
+            "accuracy, top accuracy, pairwise accuracy, Kendall's tau, judgments used — and each method's "
+            "parity with random selection (the share of items it needs to match random's accuracy).")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", help="The data: an MQM TSV file, a long CSV, or an mt-metrics-eval directory.")
+        parser.add_argument("--format", required=True, choices=FORMATS,
+                            help="mqm-tsv (Google's MQM release), scores (long CSV system,segment,scorer,score), "
+                                 "mtme (a directory of NAME.seg.score files).")
+        parser.add_argument("--human", default="human", metavar="NAME",
+                            help="scores/mtme: the scorer holding the human scores (default human).")
+        parser.add_argument("--metric", metavar="NAME",
+                            help="The metric the selection methods read. mqm-tsv: chrF (default) or BLEU, "
+                                 "computed against --reference-system; scores/mtme: a scorer of the file.")
+        parser.add_argument("--reference-system", metavar="NAME",
+                            help="mqm-tsv: the system whose text is the reference of chrF/BLEU (default: the "
+                                 "only system named ref…/human…, said in the output).")
+        parser.add_argument("--method", action="append", choices=METHODS, metavar="METHOD",
+                            help=f"A selection method ({', '.join(METHODS)}); repeat for several. "
+                                 f"Default: {', '.join(DEFAULT_METHODS)}.")
+        parser.add_argument("--budgets", default="10,20,30,40,50,60,70,80,90", metavar="P,P,…",
+                            help="Percentages of the items (default 10,20,…,90, as subset2evaluate).")
+        parser.add_argument("--seeds", type=int, default=100, metavar="N",
+                            help="Seeds of the random method (default 100); the mean and 95%% CI are shown.")
+        parser.add_argument("--permutations", type=int, default=PERMUTATIONS, metavar="N",
+                            help=f"Permutations of the paired test behind SPA (default {PERMUTATIONS}, "
+                                 "subset2evaluate's).")
+        parser.add_argument("--null", action="store_true",
+                            help="Shuffle the system labels within each item first (seed 0): no true differences.")
+        parser.add_argument("--json", action="store_true", help="Print the figures as JSON.")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        budgets = parse_budgets(opts["budgets"])
+        if not 1 <= opts["seeds"] <= MAX_SEEDS:
+            raise _fail(f"--seeds: between 1 and {MAX_SEEDS}")
+        if not 10 <= opts["permutations"] <= 100_000:
+            raise _fail("--permutations: between 10 and 100000")
+        data, texts, notes, metric = self._load(opts)
+        if opts["null"]:
+            data = data.shuffled_systems(np.random.default_rng(0))
+            notes.append("null: system labels shuffled within each item (seed 0), so no system is truly better")
+        methods = tuple(dict.fromkeys(opts["method"] or DEFAULT_METHODS))
+        if "random" not in methods:
+            methods = ("random", *methods)  # parity is measured against random
+        if any(m in SCORE_METHODS for m in methods) and metric is None:
+            raise _fail("--metric: the file has no metric scores for the metric-based methods "
+                        "(mqm-tsv: give --reference-system; scores/mtme: add a scorer)")
+        if "diversity" in methods and texts is None:
+            raise _fail("--method diversity: needs the candidates' texts (only --format mqm-tsv has them)")
+        replayer = Replayer(data, permutations=opts["permutations"])
+
+        def ordering(method: str) -> Any:
+            def order(d: CompleteData, seed: int) -> list[int]:
+                scores = d.metrics[metric] if metric is not None else d.human
+                per_item = [[texts[s][i] for s in d.systems] for i in range(len(d.items))] if texts else None
+                try:
+                    utilities = item_utilities(method, scores=scores, texts=per_item, seed=seed)
+                except SelectionInputError as exc:
+                    raise _fail(str(exc)) from None
+                position = {item: k for k, item in enumerate(d.items)}
+                return [position[r.segment] for r in rank_items(list(d.items), utilities)]
+            return order
+
+        results: list[MethodReplay] = []
+        random_run = replay_method(replayer, ordering("random"), method="random", seeds=opts["seeds"],
+                                   budgets=budgets)
+        targets = [p["spa"] for p in random_run.points]
+        results.append(MethodReplay("random", random_run.seeds, random_run.points, 1.0))
+        for method in methods:
+            if method != "random":
+                results.append(replay_method(replayer, ordering(method), method=method, seeds=1,
+                                             budgets=budgets, targets=targets))
+        report = {"file": str(opts["file"]), "format": opts["format"], "metric": metric,
+                  "systems": len(data.systems), "items": len(data.items), "dropped_items": len(data.dropped_items),
+                  "permutations": opts["permutations"], "null": opts["null"], "notes": notes,
+                  "methods": [{"method": r.method, "seeds": r.seeds, "parity": r.parity, "points": r.points}
+                              for r in results]}
+        if opts["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+            return
+        self._print(report)
+
+    def _load(self, opts: dict[str, Any]) -> tuple[CompleteData, dict[str, list[str]] | None, list[str], str | None]:
+        path, fmt = Path(opts["file"]), opts["format"]
+        notes: list[str] = []
+        try:
+            if fmt == "mtme":
+                return self._from_table(read_mtme_dir(path, opts["human"]), opts, notes)
+            content = read_text_file(str(path), returncode=2)
+            if fmt == "scores":
+                return self._from_table(read_long_csv(path.name, content), opts, notes)
+            # Scores need no span offsets, so an unclosed <v> marker (the TED release has one) is closed at the end.
+            parsed = parse_mqm_tsv(content, source=path.name, unclosed="close_at_end")
+        except (ScoreTableError, MqmTsvError, ReplayDataError) as exc:
+            raise _fail(str(exc)) from None
+        systems = list(dict.fromkeys(s.system for s in parsed.segments))
+        reference = opts["reference_system"]
+        if reference is None:
+            candidates = reference_candidates(systems)
+            if len(candidates) == 1:
+                reference = candidates[0]
+                notes.append(f"reference of chrF/BLEU: system {reference!r} (the only system named ref…/human…; "
+                             "--reference-system to choose another)")
+        metric = opts["metric"] or ("chrF" if reference else None)
+        if metric is not None and metric not in TEXT_METRICS:
+            raise _fail(f"--metric: {metric!r}: an MQM file's replay computes {', '.join(TEXT_METRICS)}")
+        try:
+            data, texts = from_mqm(parsed, reference_system=reference)
+        except ReplayDataError as exc:
+            raise _fail(str(exc)) from None
+        notes.append("human score: minus the MQM score (WMT weights), averaged over the item's raters")
+        if data.dropped_items:
+            notes.append(f"{len(data.dropped_items)} item(s) left out: not rated for every system")
+        return data, texts, notes, metric
+
+    def _from_table(self, table: Any, opts: dict[str, Any],
+                    notes: list[str]) -> tuple[CompleteData, None, list[str], str | None]:
+        data = from_score_table(table, human=opts["human"])
+        metric = opts["metric"]
+        if metric is not None and metric not in data.metrics:
+            known = ", ".join(sorted(data.metrics)) or "none"
+            raise _fail(f"--metric: no complete scores of {metric!r} on the replayed items; metrics: {known}")
+        if metric is None and len(data.metrics) == 1:
+            metric = next(iter(data.metrics))
+            notes.append(f"metric: {metric!r} (the file's only metric)")
+        if data.dropped_items:
+            notes.append(f"{len(data.dropped_items)} item(s) left out: no human score for every system")
+        return data, None, notes, metric
+
+    def _print(self, report: dict[str, Any]) -> None:
+        out = self.stdout.write
+        out(f"{report['systems']} systems × {report['items']} items; metric: {report['metric'] or '—'}; "
+            f"SPA from {report['permutations']} permutations")
+        for note in report["notes"]:
+            out(f"  {note}")
+        for run in report["methods"]:
+            seeds = f" (mean of {run['seeds']} seeds, 95% CI)" if run["seeds"] > 1 else ""
+            parity = f"; parity with random {run['parity']:.3f}" if run["parity"] is not None else ""
+            out(f"\n{run['method']}{seeds}{parity}")
+            out(f"  {'budget':>6} {'items':>5} {'judgments':>9} {'SPA':>19} {'top':>6} {'pair acc':>8} {'tau':>6}")
+            for p in run["points"]:
+                spa = f"{p['spa']:.4f}"
+                if "spa_low" in p:
+                    spa += f" [{p['spa_low']:.3f}, {p['spa_high']:.3f}]"
+                out(f"  {p['budget']:>6.0%} {p['items']:>5} {p['judgments']:>9} {spa:>19} {p['top']:>6.3f} "
+                    f"{p['pairwise_accuracy']:>8.3f} {p['kendall_tau']:>6.3f}")

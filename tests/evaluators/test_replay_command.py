@@ -1,0 +1,102 @@
+"""``replay``: an MQM release, a long CSV and an mt-metrics-eval directory replayed; the errors name the field."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+ROOT = Path(__file__).resolve().parents[2]
+TED = ROOT / "fixtures" / "wmt-mqm" / "mqm_ted_ende.subset.tsv"
+
+
+def run(*args: str) -> dict:
+    out = io.StringIO()
+    call_command("replay", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def long_csv(path: Path, *, systems: int = 5, items: int = 30, metric_noise: float = 0.5) -> Path:
+    rng = np.random.default_rng(4)
+    lines = ["system,segment,scorer,score"]
+    for s in range(systems):
+        for i in range(items):
+            human = s * 0.4 + rng.normal()
+            lines.append(f"sys{s},seg{i},human,{human:.4f}")
+            lines.append(f"sys{s},seg{i},metricA,{human + rng.normal() * metric_noise:.4f}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_mqm_release_is_replayed_with_its_reference_system_named() -> None:
+    report = run(str(TED), "--format", "mqm-tsv", "--seeds", "3", "--budgets", "20,50", "--method", "metric_var",
+                 "--method", "diversity")
+    assert (report["systems"], report["metric"]) == (14, "chrF")
+    assert any("system 'ref'" in note for note in report["notes"])
+    runs = {r["method"]: r for r in report["methods"]}
+    assert set(runs) == {"random", "metric_var", "diversity"}
+    assert runs["random"]["seeds"] == 3 and runs["metric_var"]["seeds"] == 1
+    point = runs["random"]["points"][0]
+    assert point["items"] == int(report["items"] * 0.2) and point["judgments"] == point["items"] * 14
+    assert 0 <= point["spa_low"] <= point["spa"] <= point["spa_high"] <= 1
+    assert 0 <= point["top_low"] <= point["top_high"] <= 1
+    assert runs["metric_var"]["parity"] > 0
+
+
+def test_a_long_csv_takes_its_only_metric_and_says_so(tmp_path: Path) -> None:
+    report = run(str(long_csv(tmp_path / "s.csv")), "--format", "scores", "--seeds", "2", "--budgets", "50")
+    assert report["metric"] == "metricA" and any("only metric" in n for n in report["notes"])
+    assert [r["method"] for r in report["methods"]] == ["random", "metric_avg", "metric_var", "metric_cons"]
+    # All the data orders the systems as all the data (SPA itself may stay below 1: the permutation test's
+    # random signs go with positions, so reordered items give other p-values, as in subset2evaluate).
+    full = run(str(long_csv(tmp_path / "t.csv")), "--format", "scores", "--seeds", "2", "--budgets", "100")
+    assert all(r["points"][0]["pairwise_accuracy"] == 1.0 and r["points"][0]["top"] == 1.0
+               for r in full["methods"])
+
+
+def test_an_mtme_directory_is_read(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    for scorer in ("human", "chrF"):
+        lines = [f"sys{s}\t{s + rng.normal():.3f}" for s in range(4) for _ in range(12)]
+        (tmp_path / f"{scorer}.seg.score").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = run(str(tmp_path), "--format", "mtme", "--metric", "chrF", "--seeds", "2", "--budgets", "50")
+    assert (report["systems"], report["items"]) == (4, 12)
+
+
+def test_the_null_data_is_said(tmp_path: Path) -> None:
+    report = run(str(long_csv(tmp_path / "s.csv")), "--format", "scores", "--seeds", "2", "--budgets", "50",
+                 "--null")
+    assert report["null"] is True and any(n.startswith("null:") for n in report["notes"])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--budgets", "10,abc"], "--budgets: 'abc' is not a number"),
+    (["--budgets", "50,20"], "--budgets: give increasing"),
+    (["--budgets", "150"], "--budgets: 150 is not a percentage"),
+    (["--seeds", "0"], "--seeds: between 1"),
+    (["--metric", "nope"], "--metric: no complete scores of 'nope'"),
+    (["--human", "people"], "no scorer 'people'"),
+    (["--method", "diversity"], "--method diversity: needs the candidates' texts"),
+])
+def test_bad_arguments_name_the_option(tmp_path: Path, args: list[str], message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        call_command("replay", str(long_csv(tmp_path / "s.csv")), "--format", "scores", *args,
+                     stdout=io.StringIO())
+
+
+def test_a_bad_file_is_refused_by_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("system,segment,scorer,score\nsys0,seg1,human,abc\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="line 2: score 'abc' is not a number"):
+        call_command("replay", str(bad), "--format", "scores", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="no such file|does not exist"):
+        call_command("replay", str(tmp_path / "missing.tsv"), "--format", "mqm-tsv", stdout=io.StringIO())
+
+
+def test_an_unknown_reference_system_is_named() -> None:
+    with pytest.raises(CommandError, match="reference system 'refZ' is not in the file"):
+        call_command("replay", str(TED), "--format", "mqm-tsv", "--reference-system", "refZ", stdout=io.StringIO())
