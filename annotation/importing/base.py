@@ -104,7 +104,8 @@ FORMAT_NAMES = {
 }
 
 
-def record_provenance(study: Study, *, name: str, fmt: str, content: str, summary: str, source: str = "") -> Study:
+def record_provenance(study: Study, *, name: str, fmt: str, content: str, summary: str, source: str = "",
+                      format_name: str = "") -> Study:
     """Record where the judgments came from (file, format, SHA-256, counts, time, the user's ``source``).
 
     Twice: readable, appended to the study's description, and as data in ``Study.provenance``, which the
@@ -116,7 +117,7 @@ def record_provenance(study: Study, *, name: str, fmt: str, content: str, summar
     source = source.strip()
     provenance = (f"Imported with import_judgments from {name} (format {fmt}; sha256 {digest}; {summary}) "
                   f"on {imported_at}." + (f" Source: {source}." if source else ""))
-    record = {"how": "imported", "format": fmt, "format_name": FORMAT_NAMES.get(fmt, fmt), "file": name,
+    record = {"how": "imported", "format": fmt, "format_name": format_name or FORMAT_NAMES.get(fmt, fmt), "file": name,
               "sha256": digest, "source": source or None, "summary": summary, "imported_at": now.isoformat()}
     Study.objects.filter(pk=study.pk).update(
         description=((study.description + "\n\n") if study.description else "") + provenance, provenance=record)

@@ -51,13 +51,25 @@ from protocols.registry import protocol_named
 from studies.models import Candidate, Item, Status, Study
 from studies.controls.spam import CONTROL_ERROR_KEY
 
+#: The built-in formats; the protocols add their own (``TransferRules.import_formats``, :func:`all_formats`).
 FORMATS = ("export", "scores", "appraise-csv", "mtme", "mqm-tsv")
 SUPPORTED = ("export", "scores", "appraise-csv", "mtme")
 #: Formats read by ``annotation.importing.scores`` (one score per annotator, system and segment).
 SCORE_FORMATS = ("scores", "appraise-csv", "mtme")
 __all__ = ["FORMATS", "SUPPORTED", "SCORE_FORMATS", "JudgmentImportError", "judgments_import", "read_study_file",
-           "parse_export", "PLACEHOLDER", "MAX_ERRORS", "SPAM_SUFFIX", "CHECK_SUFFIX", "CONTROL_SUFFIXES", "number",
+           "parse_export", "parse_records", "all_formats", "protocol_formats", "PLACEHOLDER", "MAX_ERRORS", "SPAM_SUFFIX", "CHECK_SUFFIX", "CONTROL_SUFFIXES", "number",
            "record_provenance", "study_create"]
+
+
+def protocol_formats() -> dict[str, Any]:
+    """The formats the registered protocols read (``TransferRules.import_formats``): name → the protocol's spec."""
+    return {fmt: spec for spec in registry.registered() for fmt in spec.import_formats}
+
+
+def all_formats() -> tuple[str, ...]:
+    return FORMATS + tuple(protocol_formats())
+
+
 REQUIRED = ("item", "document", "annotator", "system", "is_reference", "is_spam", "rank", "choice", "label",
             "screen_position", "started_at", "submitted_at", "duration_ms")
 
@@ -245,7 +257,11 @@ def _control_error_cell(value: Any, is_spam: bool, problems: list[str]) -> dict[
 
 def parse_export(name: str, content: str) -> list[_Row]:
     """The rows of an export file; JudgmentImportError naming every bad line."""
-    records = _records(name, content)
+    return parse_records(name, _records(name, content))
+
+
+def parse_records(name: str, records: list[tuple[int, dict[str, Any]]]) -> list[_Row]:
+    """The rows of export records (line, {column: value}): an export file's, or another tool's file turned into them."""
     if not records:
         raise JudgmentImportError([f"{name}: no rows"])
     missing = [c for c in REQUIRED if c not in records[0][1]]
@@ -419,15 +435,16 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     that are human references, and the ``LOW:HIGH`` (or ``auto``) range mapped linearly onto 0–100.
     ``source`` says where the file came from (recorded in ``Study.provenance``, quoted by the report's facts).
     """
-    if fmt not in FORMATS:
-        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
+    if fmt not in all_formats():
+        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(all_formats())}"])
     if fmt == "mqm-tsv":
         from annotation.importing.mqm import mqm_tsv_import  # (it imports this module's helpers)
 
         return mqm_tsv_import(name=name, content=content, slug=slug, reference_systems=reference_systems or (),
                               source=source)
-    if fmt not in SUPPORTED:
-        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(FORMATS)}"])
+    foreign = protocol_formats().get(fmt)
+    if fmt not in SUPPORTED and foreign is None:
+        raise JudgmentImportError([f"--format: {fmt!r} is not one of {', '.join(all_formats())}"])
     unsafe_input(name, content, slug=slug, reference_systems=reference_systems or ())
     if Study.objects.filter(slug=slug).exists():
         raise JudgmentImportError([f"--slug: a study {slug!r} exists already"])
@@ -439,7 +456,12 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
                              reference_systems=reference_systems or [], scale=scale, source=source)
     if scale is not None:
         raise JudgmentImportError(["--scale: only for the score formats (scores, appraise-csv, mtme)"])
-    rows = parse_export(name, content)
+    summary = ""
+    if foreign is not None:  # another tool's file, turned into export records by its protocol
+        records, summary = foreign.import_records(fmt, name, content)
+        rows = parse_records(name, records)
+    else:
+        rows = parse_export(name, content)
     if reference_systems:
         named = set(reference_systems)
         rows = [r if r.system not in named else _with_reference(r) for r in rows]
@@ -452,7 +474,8 @@ def judgments_import(*, name: str, content: str, fmt: str = "export", slug: str,
     candidates = {(c.item_id, c.system): c for c in Candidate.objects.filter(item__study=study)}
     _store_judgments(study, judgments, created, candidates)
     return record_provenance(study, name=name, fmt=fmt, content=content,
-                             summary=f"{len(rows)} rows, {len(judgments)} judgments", source=source)
+                             summary=summary or f"{len(rows)} rows, {len(judgments)} judgments", source=source,
+                             format_name=foreign.import_formats[fmt] if foreign is not None else "")
 
 
 def _with_reference(row: _Row) -> _Row:

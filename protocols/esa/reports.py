@@ -1,45 +1,29 @@
 """The esa protocol: how the protocol's answers become ratings for agreement and scores for rankings, and what the reports and methods text say (evaluators.reports, research)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from protocols.spans.reports import SpanReports
+from evaluators.reports.facts import how
+from evaluators.reports.span_paper import CITATIONS, severity_words
+from evaluators.reports.span_report import METHODS
+from protocols.spans.reports import ScoreReports, slider_words
 
-if TYPE_CHECKING:
-    from evaluators.stats.mqm import MqmWeights
 
-
-class EsaReports(SpanReports):
+class EsaReports(ScoreReports):
     """The 0–100 score as given, higher is better; spans (when the study asks for them) have a severity only.
     Without spans the study is DA."""
 
     comparison_score_label = "ESA score, higher is better"
 
-    answer_column = "score"
-
-    def score_kind(self, uses_spans: bool) -> str:
-        return "esa" if uses_spans else "da"
-
-    def score_scheme(self, weights: MqmWeights) -> dict[str, Any]:
-        return {"name": "esa", "scale": [0, 100]}
-
     def score_methods(self, uses_spans: bool) -> dict[str, str]:
-        from evaluators.reports.span_report import METHODS
-
         if uses_spans:
             return {"score": "ESA: annotators mark minor/major error spans, then give the 0–100 score used as given "
                              "(Kocmi et al. 2024); higher is better. " + METHODS["score"]}
         return {"score": "DA: the 0–100 score as given, higher is better (Graham et al. 2013; WMT). " + METHODS["score"]}
 
-    def tests_score_drop(self, uses_spans: bool) -> bool:
-        return uses_spans  # ESA's control items: the scores of the copies with an injected error must drop
-
     def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
-        from evaluators.reports.facts import how
-        from evaluators.reports.span_paper import CITATIONS, severity_words
-
         native = how(facts) == "native"
-        slider = " on a slider anchored at 0, 33, 66 and 100" if native else ""
+        slider = slider_words(facts)
         if (report.get("policies") or {}).get("uses_spans", True):
             return (f"Annotators marked error spans in each candidate translation with {severity_words(facts)} and "
                     f"then scored the candidate from 0 to 100{slider}: Error Span Annotation (ESA; "

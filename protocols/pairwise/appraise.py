@@ -58,6 +58,8 @@ class PairResult:
     submitted_at: datetime | None
     document: str = ""
     complete_document: bool = False
+    #: Appraise's own item id (the batch-info column ``item id``; empty without it).
+    appraise_item: str = ""
 
 
 def _epoch(text: str) -> datetime | None:
@@ -173,4 +175,4 @@ def _result(name: str, group: list[tuple[int, list[str]]], document_level: bool,
     return PairResult(line=first_line, annotator=cells[0], segment=cells[2], item_type=item_type,
                       source_language=cells[4], target_language=cells[5], first=sides[0], second=sides[1],
                       started_at=started, submitted_at=submitted, document=cells[7] if document_level else "",
-                      complete_document=complete)
+                      complete_document=complete, appraise_item=cells[12] if with_side else "")

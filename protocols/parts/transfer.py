@@ -16,6 +16,19 @@ class TransferRules:
     name: ClassVar[str] = ""
     #: ``export_judgments --format mqm-tsv`` writes this protocol's studies (Google's MQM TSV needs categories).
     exports_mqm_tsv: ClassVar[bool] = False
+    #: Other tools' files that ``import_judgments --format NAME`` reads into a study of this protocol:
+    #: name → what the file is (the report's ``facts.collection.format_name``). Read by :meth:`import_records`.
+    import_formats: ClassVar[dict[str, str]] = {}
+
+    def import_records(self, fmt: str, name: str, content: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
+        """One of :attr:`import_formats` turned into this tool's export records, and a summary for the provenance.
+
+        Each record is ``(line of the file, {export column: value})`` with the columns ``export_judgments``
+        writes (docs/export.md; ``protocol`` set to this protocol), so the file then goes the export's way:
+        the same checks, study and judgments, every problem named by the file's own line. A bad file raises
+        ``annotation.importing.base.JudgmentImportError`` naming every problem by line and field.
+        """
+        raise NotImplementedError(f"{type(self).__name__} reads no other tool's file")
 
     def claims_unnamed_export(self, rows: list[Any]) -> bool:
         """Whether an export without a ``protocol`` column is of this protocol (asked in registration order;

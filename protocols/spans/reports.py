@@ -5,8 +5,9 @@ candidate), a segment score per rating, the WMT ranking over those scores.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from evaluators.reports.facts import how
 from protocols.parts.reports import ReportsRules
 
 if TYPE_CHECKING:
@@ -30,3 +31,23 @@ class SpanReports(ReportsRules):
 
     def file_facts_kind(self) -> str | None:
         return None  # spans or DA: a file does not record whether the study asked for spans
+
+
+class ScoreReports(SpanReports):
+    """A 0–100 score per candidate used as given, higher is better (ESA's with spans, DA's without): ESA and pairwise."""
+
+    answer_column = "score"
+
+    def score_kind(self, uses_spans: bool) -> str:
+        return "esa" if uses_spans else "da"
+
+    def score_scheme(self, weights: MqmWeights) -> dict[str, Any]:
+        return {"name": "esa", "scale": [0, 100]}
+
+    def tests_score_drop(self, uses_spans: bool) -> bool:
+        return uses_spans  # control items: the scores of the copies with an injected error must drop
+
+
+def slider_words(facts: dict[str, Any]) -> str:
+    """WMT's slider, in the methods text only of judgments collected here (an imported file does not record it)."""
+    return " on a slider anchored at 0, 33, 66 and 100" if how(facts) == "native" else ""

@@ -12,6 +12,8 @@ protocol (``if protocol == name``). The protocol names are the registry's.
 """
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
@@ -170,17 +172,23 @@ def _string_list() -> dict[str, Any]:
 def candidate_schema() -> dict[str, Any]:
     return {
         "type": "object", "additionalProperties": False, "required": ["system"],
-        "anyOf": [{"required": ["text"]}, {"required": ["sentences"]}],
+        # The text may be left out (or blank) when the sentences are given: it is then the sentences joined.
+        "if": {"not": {"required": ["sentences"]}},
+        "then": {"required": ["text"], "properties": {"text": {"pattern": _NON_BLANK}}},
         "properties": {
             "system": {"type": "string", "pattern": _NON_BLANK, **_column_limits(Candidate, "system")},
             "text": {"type": "string"},
-            "sentences": _string_list(),
+            "sentences": _sentence_list(),
             "is_reference": {"type": "boolean"},
             "highlights": {"type": "array", "items": {
                 "type": "array", "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 1}],
                 "minItems": 2, "maxItems": 2}},
         },
     }
+
+
+def _sentence_list() -> dict[str, Any]:
+    return {"type": "array", "minItems": 1, "items": {"type": "string"}}
 
 
 def item_schema() -> dict[str, Any]:
@@ -192,7 +200,7 @@ def item_schema() -> dict[str, Any]:
         "position": {"type": "integer", "minimum": -2**31, "maximum": 2**31 - 1},
         "phenomenon": {"type": ["string", "null"], **_column_limits(Item, "phenomenon")},
         "source": {"type": ["string", "null"]},
-        "source_context": _string_list(), "target_context": _string_list(), "source_sentences": _string_list(),
+        "source_context": _string_list(), "target_context": _string_list(), "source_sentences": _sentence_list(),
         "source_context_languages": _string_list(), "target_context_languages": _string_list(),
         "metadata": {"type": "object"},
         "source_language": {"type": ["string", "null"], **_column_limits(Item, "source_language")},
@@ -201,6 +209,15 @@ def item_schema() -> dict[str, Any]:
     }
     assert set(properties) == ITEM_FIELDS, "the schema and ITEM_FIELDS name the same item fields"
     return {"type": "object", "additionalProperties": False, "required": ["id", "candidates"], "properties": properties}
+
+
+def protocol_item_schema(spec: Any) -> dict[str, Any]:
+    """What an item of one protocol adds to :func:`item_schema`: its number of candidates (``candidates_per_item``)."""
+    low, high = spec.candidates_per_item
+    counts: dict[str, Any] = {"minItems": max(1, low)}
+    if high is not None:
+        counts["maxItems"] = high
+    return {"properties": {"candidates": counts}}
 
 
 def tutorial_item_schema() -> dict[str, Any]:
@@ -217,6 +234,119 @@ def tutorial_item_schema() -> dict[str, Any]:
             }}
 
 
+#: The importer's words for a field whose value has the wrong type or shape (``item_problems``), by field.
+_ITEM_WORDS: dict[str, str] = {
+    "id": "required, a non-empty string",
+    "source": "must be a string", "phenomenon": "must be a string", "document_id": "must be a string",
+    "source_context": "must be a list of strings", "target_context": "must be a list of strings",
+    "position": "must be an integer",
+    "metadata": "must be an object",
+    "source_language": "must be a string (a BCP 47 tag such as en, fr, zh-Hans, ar)",
+    "target_language": "must be a string (a BCP 47 tag such as en, fr, zh-Hans, ar)",
+    "source_context_languages": "must be a list of language tags (BCP 47, \"\" for the side's language)",
+    "target_context_languages": "must be a list of language tags (BCP 47, \"\" for the side's language)",
+    "source_sentences": "must be a non-empty list of strings",
+    "candidates": "required, a non-empty list",
+    "system": "required, a non-empty string",
+    "text": "required, a non-empty string (or give sentences)",
+    "sentences": "must be a non-empty list of strings",
+    "is_reference": "must be true or false",
+    "highlights": "must be a list of [start, end] pairs",
+}
+
+
+def item_label(raw: Any, index: int) -> str:
+    """How messages name an item: by its id when it has a usable one, else by its place in the file."""
+    ext = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(ext, int) and not isinstance(ext, bool):
+        return f"item {ext}"
+    return f"item {ext}" if isinstance(ext, str) and ext.strip() else f"items[{index}]"
+
+
+def _item_validator(spec: Any) -> Any:
+    return _cached_item_validator(*(spec.candidates_per_item if spec else (1, None)))
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_item_validator(low: int, high: int | None) -> Any:
+    # Built once per number of candidates: building it for every item made a 5000-item file 7 times slower.
+    # One flat schema (the candidate's inlined, the counts merged): resolving a $ref and an allOf per item cost more.
+    schema = item_schema()
+    schema["properties"]["candidates"] = {
+        **schema["properties"]["candidates"], "items": candidate_schema(),
+        **protocol_item_schema(SimpleNamespace(candidates_per_item=(low, high)))["properties"]["candidates"]}
+    return _StrictValidator(schema)
+
+
+def _item_message(error: Any, raw: dict[str, Any], spec: Any) -> tuple[str, str] | None:
+    """(field path, message) of one schema error of an item, in the importer's words (None: said elsewhere)."""
+    path = list(error.absolute_path)
+    if error.validator == "required":  # reported at the object that misses the key: name the key
+        missing = next(k for k in error.validator_value if k not in error.instance)
+        path.append(missing)
+    if error.validator == "additionalProperties":
+        known = CANDIDATE_FIELDS if path else ITEM_FIELDS
+        return _dotted(path), f"unknown field(s) {sorted(set(error.instance) - known)}"
+    if path[:1] == ["candidates"] and len(path) >= 2:
+        field, rest = (str(path[2]) if len(path) > 2 else ""), path[3:]
+        where = f"candidates[{path[1]}]" + (f".{field}" if field else "")
+        if not field:
+            return where, "must be an object"
+        if field == "highlights" and rest:
+            if error.validator == "minimum":
+                return None  # a pair outside the text: the importer says so with the text's length
+            return f"{where}[{rest[0]}]", "must be a pair of integers [start, end]"
+        if error.validator == "maxLength" and field == "system":
+            return where, _too_long(error)
+        return where, _ITEM_WORDS.get(field, error.message)
+    field = str(path[0]) if path else ""
+    if not field:
+        return "", "must be an object"
+    if field == "id" and isinstance(error.instance, str) and error.instance.strip():
+        value = error.instance
+        if len(value) > EXTERNAL_ID_MAX_LENGTH:
+            return field, f"at most {EXTERNAL_ID_MAX_LENGTH} characters ({len(value)} given)"
+        if value.endswith(SPAM_SUFFIX):
+            return field, f"ids ending in {SPAM_SUFFIX!r} are reserved for generated spam items"
+    if field == "candidates" and error.validator in ("minItems", "maxItems") and error.instance and spec:
+        low, high = spec.candidates_per_item
+        return field, (f"a {spec.name} item needs at least {low} candidates" if error.validator == "minItems"
+                       else f"a {spec.name} item has at most {high} candidates")
+    if error.validator in ("minimum", "maximum") and field == "position":
+        return field, f"must be between {-2**31} and {2**31 - 1}"  # the column on every backend
+    if error.validator == "maxLength":
+        return field, _too_long(error)
+    return field, _ITEM_WORDS.get(field, error.message)
+
+
+def _too_long(error: Any) -> str:
+    # Django's own words for a column's length, as the database checks would say it.
+    return f"Ensure this value has at most {error.validator_value} characters (it has {len(error.instance)})."
+
+
+def _dotted(path: list[Any]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def item_problems(raw: Any, index: int, spec: Any) -> tuple[list[str], set[str]]:
+    """The item schema's problems of one item, each ``item ID.field: problem`` in the importer's words, and the
+    fields they name (``candidates[0].text``…), so the checks across fields skip a value already refused.
+
+    ``spec`` (the study's protocol, or None) adds its number of candidates (:func:`protocol_item_schema`).
+    Several errors of one field (a list's bad entries) make one message.
+    """
+    where = item_label(raw, index)
+    found: dict[str, str] = {}
+    for error in _item_validator(spec).iter_errors(raw):
+        for leaf in (error.context or [error]) if error.validator == "anyOf" else [error]:
+            named = _item_message(leaf, raw if isinstance(raw, dict) else {}, spec)
+            if named is not None:
+                found.setdefault(named[0], named[1])
+            break  # one message for the alternatives of an anyOf (the id's)
+    messages = [f"{where}.{field}: {message}" if field else f"{where}: {message}" for field, message in found.items()]
+    return messages, set(found)
+
+
 def study_file_schema() -> dict[str, Any]:
     """The schema of a study file, for the protocols registered now."""
     builtin = {name: _setting_schema(name) for name in SETTINGS_FIELDS}
@@ -228,8 +358,8 @@ def study_file_schema() -> dict[str, Any]:
 
     # One settings shape per protocol: the built-in settings plus that protocol's own.
     per_protocol = [{"if": {"required": ["protocol"], "properties": {"protocol": {"const": spec.name}}},
-                     "then": {"properties": {"settings": settings_for(
-                         (spec.settings_schema or {}).get("properties", {}))}}}
+                     "then": {"properties": {"settings": settings_for((spec.settings_schema or {}).get("properties", {})),
+                                             "items": {"items": protocol_item_schema(spec)}}}}
                     for spec in specs]
     per_protocol.append({"if": {"not": {"required": ["protocol"], "properties": {"protocol": {"enum": names}}}},
                          "then": {"properties": {"settings": settings_for({})}}})

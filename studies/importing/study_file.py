@@ -3,9 +3,11 @@
 A study file is rejected whole: every problem is collected, named by item id and
 field, and nothing is stored unless there are none.
 
-Why one module of ~400 lines: settings, items and candidates are checked in one pass
-that collects every error before anything is stored; the checks of sentence lists,
-languages and JSON depth already live in sentences.py, languages.py and jsonlimits.py.
+The shape of settings, items and candidates (fields, types, lengths, required keys, a
+protocol's number of candidates) is the JSON Schema's (schema.py, served to editors), its
+errors worded by item id and field; this module keeps the rules across fields (duplicate
+ids and systems, highlights inside their text, sentence lists, context languages) and the
+study-level ones, and collects every error in one pass before anything is stored.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from studies.definition.sentences import check_alignment, check_sentences
 from studies.controls.spam import spam_items_create
 from studies.importing.schema import (  # the field lists and limits the schema states; importers name them here
     CANDIDATE_FIELDS, EXTERNAL_ID_MAX_LENGTH, ITEM_FIELDS, REDUNDANCY_MAX, REDUNDANCY_MIN, SETTINGS_FIELDS, SPAM_SUFFIX,
-    settings_problems,
+    item_label, item_problems, settings_problems,
 )
 
 #: Per-item languages (BCP 47), for studies that mix directions; blank falls back to the study's settings.
@@ -54,18 +56,6 @@ class ParsedStudy:
     items: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _is(value: Any, t: type | tuple[type, ...]) -> bool:
-    types = t if isinstance(t, tuple) else (t,)
-    if isinstance(value, bool) and bool not in types:
-        return False  # True is an int in Python, never in a study file
-    return isinstance(value, types)
-
-
-def _check_string_list(value: Any, where: str, errors: list[str]) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        errors.append(f"{where}: must be a list of strings")
-
-
 def _check_model_field(model: Any, name: str, value: Any, where: str, errors: list[str]) -> None:
     """The column's own limits (length, integer range) as a study-file error instead of a database error."""
     if value is None:
@@ -74,18 +64,6 @@ def _check_model_field(model: Any, name: str, value: Any, where: str, errors: li
         model._meta.get_field(name).run_validators(value)
     except ValidationError as exc:
         errors.append(f"{where}: {' '.join(exc.messages)}")
-
-
-def _check_highlights(value: Any, text: str, where: str, errors: list[str]) -> None:
-    if not isinstance(value, list):
-        errors.append(f"{where}: must be a list of [start, end] pairs")
-        return
-    for k, span in enumerate(value):
-        ok = (isinstance(span, list) and len(span) == 2 and all(_is(x, int) for x in span))
-        if not ok:
-            errors.append(f"{where}[{k}]: must be a pair of integers [start, end]")
-        elif not 0 <= span[0] < span[1] <= len(text):
-            errors.append(f"{where}[{k}]: span {span} is outside the text (length {len(text)}) or empty")
 
 
 def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
@@ -185,7 +163,7 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     seen: set[str] = set()
     parsed_items = []
     for index, raw in enumerate(raw_items):
-        parsed = _parse_item(raw, index, protocol, seen, errors)
+        parsed = _parse_item(raw, index, spec, seen, errors)
         if parsed is not None:
             parsed_items.append(parsed)
     if "tutorial" in data and spec is not None:
@@ -221,52 +199,25 @@ def _existing_slug_error(slug: str) -> str:
     return f"slug: a study {slug!r} already exists (an import never replaces a study: choose another slug)"
 
 
-def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: list[str]) -> dict | None:
+def _parse_item(raw: Any, index: int, spec: Any, seen: set[str], errors: list[str]) -> dict | None:
+    """One item: its shape is the schema's (``item_problems``); the rules across fields and values follow."""
+    problems, bad = item_problems(raw, index, spec)
+    errors.extend(problems)
     if not isinstance(raw, dict):
-        errors.append(f"items[{index}]: must be an object")
         return None
-    ext = raw.get("id")
-    if isinstance(ext, int) and not isinstance(ext, bool):
-        ext = str(ext)
-    if not isinstance(ext, str) or not ext.strip():
-        errors.append(f"items[{index}].id: required, a non-empty string")
-        ext = f"#{index}"
-        where = f"items[{index}]"
-    else:
-        where = f"item {ext}"
+    where = item_label(raw, index)
+    ext = str(raw["id"]) if "id" not in bad else f"#{index}"
+    if "id" not in bad:
         if ext in seen:
             errors.append(f"{where}.id: duplicate id")
         seen.add(ext)
-        if len(ext) > EXTERNAL_ID_MAX_LENGTH:
-            errors.append(f"{where}.id: at most {EXTERNAL_ID_MAX_LENGTH} characters ({len(ext)} given)")
-        if ext.endswith(SPAM_SUFFIX):
-            errors.append(f"{where}.id: ids ending in {SPAM_SUFFIX!r} are reserved for generated spam items")
-    unknown = set(raw) - ITEM_FIELDS
-    if unknown:
-        errors.append(f"{where}: unknown field(s) {sorted(unknown)}")
     for key in ("source_context", "target_context"):
-        if key in raw:
-            _check_string_list(raw[key], f"{where}.{key}", errors)
-        _check_context_languages(raw, key, where, errors)
-    for key in ("source", "phenomenon", "document_id"):
-        if key in raw and not isinstance(raw[key], (str, type(None))):
-            errors.append(f"{where}.{key}: must be a string")
-    if "position" in raw and not _is(raw["position"], int):
-        errors.append(f"{where}.position: must be an integer")
-    elif "position" in raw and not -2**31 <= raw["position"] < 2**31:
-        errors.append(f"{where}.position: must be between {-2**31} and {2**31 - 1}")  # the column on every backend
-    for key in ("document_id", "phenomenon"):
-        if isinstance(raw.get(key), str):
-            _check_model_field(Item, key, raw[key], f"{where}.{key}", errors)
-    if "metadata" in raw and not isinstance(raw["metadata"], dict):
-        errors.append(f"{where}.metadata: must be an object")
+        if f"{key}_languages" not in bad:
+            _check_context_languages(raw, key, where, errors)
     languages: dict[str, str] = {}
     for key in ITEM_LANGUAGE_FIELDS:
         value = raw.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            errors.append(f"{where}.{key}: must be a string (a BCP 47 tag such as en, fr, zh-Hans, ar)")
+        if value is None or key in bad:
             continue
         problem = language_tag_error(value.strip())
         if problem:
@@ -274,52 +225,39 @@ def _parse_item(raw: Any, index: int, protocol: Any, seen: set[str], errors: lis
         else:
             languages[key] = value.strip()
     source_sentences = None
-    if "source_sentences" in raw:
+    if "source_sentences" in raw and "source_sentences" not in bad:
         source_sentences = check_sentences(raw["source_sentences"], raw.get("source"), f"{where}.source_sentences",
                                            "source", errors)
-    cands = raw.get("candidates")
-    if not isinstance(cands, list) or not cands:
-        errors.append(f"{where}.candidates: required, a non-empty list")
-        cands = []
-    minimum, maximum = (protocol_named(protocol).candidates_per_item if protocol in registry.names() else (1, None))
-    if cands and len(cands) < minimum:
-        errors.append(f"{where}.candidates: a {protocol} item needs at least {minimum} candidates")
-    if cands and maximum is not None and len(cands) > maximum:
-        errors.append(f"{where}.candidates: a {protocol} item has at most {maximum} candidates")
+    given = raw.get("candidates")
+    cands: list[Any] = given if isinstance(given, list) else []
     systems: set[str] = set()
     parsed_cands = []
     cand_sentences: list[tuple[int, list[str] | None]] = []
     for k, cand in enumerate(cands):
         cw = f"{where}.candidates[{k}]"
-        if not isinstance(cand, dict):
-            errors.append(f"{cw}: must be an object")
+        if f"candidates[{k}]" in bad:
             continue
-        unknown = set(cand) - CANDIDATE_FIELDS
-        if unknown:
-            errors.append(f"{cw}: unknown field(s) {sorted(unknown)}")
         system, text = cand.get("system"), cand.get("text")
-        if not isinstance(system, str) or not system.strip():
-            errors.append(f"{cw}.system: required, a non-empty string")
-        elif system in systems:
-            errors.append(f"{cw}.system: duplicate system {system!r} in this item")
-        else:
+        if f"candidates[{k}].system" not in bad:
+            if system in systems:
+                errors.append(f"{cw}.system: duplicate system {system!r} in this item")
             systems.add(system)
-            _check_model_field(Candidate, "system", system, f"{cw}.system", errors)
         sentences = None
-        if "sentences" in cand:
+        if "sentences" in cand and f"candidates[{k}].sentences" not in bad:
             sentences = check_sentences(cand["sentences"], text, f"{cw}.sentences", "text", errors)
             cand_sentences.append((k, sentences))
-            if sentences is not None and (text is None or text == ""):
+            if sentences is not None and not text:
                 text = "\n".join(sentences)  # text may be omitted when the sentences are given
-        if not isinstance(text, str) or not text.strip():
-            errors.append(f"{cw}.text: required, a non-empty string (or give sentences)")
-            text = ""
-        if "is_reference" in cand and not isinstance(cand["is_reference"], bool):
-            errors.append(f"{cw}.is_reference: must be true or false")
-        _check_highlights(cand.get("highlights", []), text, f"{cw}.highlights", errors)
+        text = text if isinstance(text, str) else ""
+        highlights = cand.get("highlights", [])
+        if not any(field.startswith(f"candidates[{k}].highlights") for field in bad):
+            for n, (start, end) in enumerate(highlights):
+                if not 0 <= start < end <= len(text):
+                    errors.append(f"{cw}.highlights[{n}]: span {[start, end]} is outside the text (length "
+                                  f"{len(text)}) or empty")
         parsed_cands.append({"system": system, "text": text, "sentences": sentences or [],
-                             "is_reference": cand.get("is_reference") is True,
-                             "highlights": cand.get("highlights", []), "position": k})
+                             "is_reference": cand.get("is_reference") is True, "highlights": highlights,
+                             "position": k})
     check_alignment(source_sentences, cand_sentences, where, errors)
     source = raw.get("source") or ("\n".join(source_sentences) if source_sentences else "")
     return {
@@ -432,9 +370,7 @@ def _check_context_languages(raw: dict[str, Any], key: str, where: str, errors: 
         return
     given = raw.get(key)
     context: list[Any] = given if isinstance(given, list) else []
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        errors.append(f"{where}.{field_name}: must be a list of language tags (BCP 47, \"\" for the side's language)")
-    elif len(tags) != len(context):
+    if len(tags) != len(context):  # the tags' type is the schema's (item_problems)
         errors.append(f"{where}.{field_name}: {len(tags)} tag(s) for {len(context)} sentence(s) of {key}")
     else:
         for n, tag in enumerate(tags):

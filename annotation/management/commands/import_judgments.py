@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
 
-from annotation.importing.judgments import FORMATS, JudgmentImportError, judgments_import, read_study_file
+from annotation.importing.judgments import JudgmentImportError, all_formats, judgments_import, read_study_file
 from annotation.importing.base import references_message
 from annotation.importing.mqm import UNCLOSED_CHOICES, mqm_tsv_import
 from studies.access import rules as access
@@ -20,12 +20,13 @@ class Command(BaseCommand):
             "tool's own export, CSV or JSON Lines (docs/export.md); --study-file gives back texts and settings. "
             "--format scores|appraise-csv|mtme: score files from elsewhere (a long CSV, Appraise's score export, "
             "an mt-metrics-eval .seg.score file) as a DA study (docs/import.md). --format mqm-tsv: Google's WMT MQM "
-            "TSV as an MQM study (docs/mqm.md). "
+            "TSV as an MQM study (docs/mqm.md). Protocols add formats of their own, e.g. appraise-pairwise-csv: "
+            "Appraise's pairwise score export as a pairwise study (docs/import.md). "
             "Every bad row is named by line and nothing is stored. Prints the new study's slug.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file")
-        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument("--format", required=True, choices=all_formats(), dest="fmt")
         parser.add_argument("--slug", help="The new study's slug (default: from the file name).")
         parser.add_argument("--study-file", help="The original study file (JSON): texts and settings.")
         parser.add_argument("--reference-system", action="append", default=[], metavar="NAME",
