@@ -10,7 +10,9 @@ systems produced (``sysA+sysB``) becomes one row per system with the same score:
   sourceErrors, start, end`` (11 columns);
 * document tasks: ``user, system, segmentID, itemType, sourceLang, targetLang, score, documentID,
   isCompleteDocument, start, end`` (11 columns);
-* with ``--batch-info`` both add ``batchNo, item id, side`` (14 columns; side 0 = target1, 1 = target2).
+* with ``--batch-info`` both add ``batchNo, item id, side`` (14 columns; side 0 = target1, 1 = target2);
+* older Appraise versions (read at commit ``040e4662``) write segment rows without ``errors, sourceErrors``
+  (9 columns, 12 with batch info): they are read with those two empty.
 
 The rows of one result share user, segment, item type, start and end and follow each other. With
 the side column the sides are read from it; without it a result of exactly two rows is side 0 then
@@ -25,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 ITEM_TYPES = ("TGT", "REF", "BAD", "CHK")
+#: Widths of a segment export by Appraise before error spans (read at commit ``040e4662``): 9, or 12 with batch info.
+OLD_SEGMENT_WIDTHS = (9, 12)
 
 
 class AppraisePairwiseError(ValueError):
@@ -84,7 +88,11 @@ def parse_appraise_pairwise(name: str, content: str, *, document_level: bool | N
     rows: list[tuple[int, list[str]]] = []
     for cells in reader:
         if cells and "".join(cells).strip():
-            rows.append((reader.line_num, [c.strip() for c in cells]))
+            cells = [c.strip() for c in cells]
+            if len(cells) in OLD_SEGMENT_WIDTHS:
+                # An older Appraise's segment export has no errors / sourceErrors columns: read them as empty.
+                cells = cells[:7] + ["", ""] + cells[7:]
+            rows.append((reader.line_num, cells))
     if document_level is None:
         document_level = bool(rows) and all(len(c) in (11, 14) and c[8].lower() in ("true", "false") for _, c in rows)
     groups: list[list[tuple[int, list[str]]]] = []
@@ -93,7 +101,8 @@ def parse_appraise_pairwise(name: str, content: str, *, document_level: bool | N
         if len(cells) not in (11, 14):
             problems.append(f"{name}, line {line}: {len(cells)} columns; Appraise's pairwise export has 11 (user, "
                             "system, segment, type, source lang, target lang, score, errors, source errors — or "
-                            "documentID, isCompleteDocument —, start, end) or 14 with batch info (batchNo, item id, side)")
+                            "documentID, isCompleteDocument —, start, end) or 14 with batch info (batchNo, item id, "
+                            "side); older versions 9 or 12, without the two errors columns")
             last_key = ()
             continue
         key = _result_key(cells)

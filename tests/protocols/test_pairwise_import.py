@@ -127,3 +127,18 @@ def test_a_second_score_of_one_item_by_one_annotator_is_refused(tmp_path):
     again = APPRAISE + _result("ann1", "1", ("B", 50), ("A", 70), 1700002000)
     message = refused(tmp_path, again)
     assert "pairwise.csv, line 23: annotator 'ann1' scored item '1' again (line 1)" in message
+
+
+def test_an_older_appraise_export_without_the_errors_columns_is_read_the_same(tmp_path):
+    """Appraise before error spans wrote 9 columns a segment row (no errors, sourceErrors)."""
+    old = "".join(",".join(cells[:7] + cells[9:]) + "\n"
+                  for cells in (line.split(",") for line in APPRAISE.splitlines()))
+    assert all(len(line.split(",")) == 9 for line in old.splitlines())
+    new_study = Study.objects.get(slug=run(tmp_path, APPRAISE, slug="pw-new"))
+    old_study = Study.objects.get(slug=run(tmp_path, old, slug="pw-old"))
+
+    def answers(study: Study) -> list:
+        return sorted((j.assignment.annotator.external_id, j.assignment.item.external_id,
+                       sorted(a["score"] for a in j.answer["annotations"].values()))
+                      for j in Judgment.objects.filter(assignment__item__study=study))
+    assert answers(old_study) == answers(new_study) and len(answers(old_study)) == 10
