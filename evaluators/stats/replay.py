@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as sps
 
+from evaluators.stats.meta import permutation_p_values
+
 #: The budgets of a replay: 10%, 20%, …, 90% of the items (subset2evaluate's own ``utils.PROPS`` are 5%, …, 50%).
 DEFAULT_BUDGETS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(1, 10))
 #: The permutations and the seed of the paired permutation test behind SPA (subset2evaluate's defaults).
@@ -77,24 +79,10 @@ def pairwise_p_values(scores: np.ndarray, *, permutations: int = PERMUTATIONS,
                       seed: int = PERMUTATION_SEED) -> np.ndarray:
     """p-values of "system i is better than system j" (upper triangle, NaN elsewhere), paired permutation test.
 
-    ``scores``: (systems, items). Thompson's test as subset2evaluate runs it: one matrix of random signs
-    (``permutations`` × items, float32, ``numpy.random.default_rng(seed)``) shared by every pair; the
-    p-value is the share of sign-flipped differences of sums at least as large as the observed one.
+    ``scores``: (systems, items). Thompson's test, the one SPA uses in meta-evaluation
+    (:func:`evaluators.stats.meta.permutation_p_values`), with subset2evaluate's permutations and seed.
     """
-    n_sys, n_items = scores.shape
-    rng = np.random.default_rng(seed)
-    signs = rng.random(size=(permutations, n_items), dtype=np.float32)
-    np.rint(signs, out=signs, casting="same_kind")
-    signs *= 2.0
-    signs -= 1.0
-    values = scores.astype(np.float32)
-    totals = values.sum(axis=1)
-    flipped = signs @ values.T
-    out = np.full((n_sys, n_sys), np.nan)
-    for i in range(n_sys):
-        for j in range(i + 1, n_sys):
-            out[i, j] = np.sum(flipped[:, i] - flipped[:, j] >= totals[i] - totals[j]) / permutations
-    return out
+    return permutation_p_values(scores, resamples=permutations, seed=seed)
 
 
 def soft_pairwise_accuracy(subset_p: np.ndarray, full_p: np.ndarray) -> float:
