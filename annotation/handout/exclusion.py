@@ -8,8 +8,8 @@ The study's automatic rule (``Study.auto_exclude_share``) runs
 
 - after each answer to a spam item (``annotator_apply_auto_exclusion``, called by
   ``judgment_submit``): one extra query set for that one annotator, and only on
-  spam items, which are a small share of all answers, so the ordinary path
-  stays as cheap as before; an annotator who crosses the line is stopped at once
+  spam items, which are a small share of all answers, so an ordinary answer
+  costs nothing extra; an annotator who crosses the line is stopped at once
   (``assignment_next`` hands nothing to excluded annotators);
 - on demand for the whole study (``study_apply_auto_exclusion``): the quality
   page's "Apply rule now" button and ``quality SLUG --apply-rule``, for a rule

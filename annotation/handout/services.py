@@ -231,7 +231,7 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int,
             if not _is_deadlock(exc):
                 raise
             # PostgreSQL broke a lock cycle between concurrent hand-outs by rolling this attempt back
-            # whole (CI saw it once with 12 annotators on 24 items): nothing of it was stored, look again.
+            # whole (it happens with many annotators on few items): nothing of it was stored, look again.
             continue
         if made is not None or not lost_race:
             return made

@@ -111,7 +111,7 @@ def scramble_sentence_list(text: str, highlights: list[list[int]], sentences: li
     """A document block given as a sentence list, scrambled like any block (first and last sentence kept).
 
     The spam candidate's sentence list is the same sentences in the new order,
-    and its text is them joined as before, so it stays aligned with the source.
+    and its text is them joined the way a sentence list's text is, so it stays aligned with the source.
     """
     spans = sentence_spans(text, sentences)
     if spans is None:  # not the sentences joined (never after a study-file import): scramble the text alone

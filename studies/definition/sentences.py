@@ -13,7 +13,7 @@ every candidate's sentence *i*. The rules (docs/study-file.md):
 - the lists of one item are aligned: every candidate's ``sentences`` has as many
   sentences as ``source_sentences`` (or, without it, as the other candidates').
 
-Items without lists are shown as before: their texts split at line breaks.
+Items without lists are shown with their texts split at line breaks.
 """
 from __future__ import annotations
 
