@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "annotation",
     "evaluators",
     "research",
+    "config",  # the project's own table: the rate-limit counters without Redis (config/ratelimit.py)
     # The annotation protocols: one app each registers its spec (docs/architecture.md, "How to add a protocol").
     "protocols",
     "protocols.ranking",
@@ -165,12 +166,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One Redis shared by every app server when REDIS_URL is set (rate limits must be counted
 # across servers; the report caches are keyed by content, so sharing them is safe), else
-# per-process memory for reports. "ratelimit" is its own alias so clearing it never drops
-# reports; without Redis it is a table of this database (`manage.py createcachetable`;
-# config/ratelimit.py creates it if missing), which every gunicorn worker — and every app
-# server on the same database — sees, so the limit is not multiplied by the worker count.
+# per-process memory for reports. With Redis, the rate-limit counters are its own "ratelimit"
+# alias (clearing it never drops reports); without, there is no such alias and they are rows
+# of this database's config_ratelimitcounter table (config/models.py, created by `migrate`),
+# which every gunicorn worker — and every app server on the same database — sees, so the limit
+# is not multiplied by the worker count (config/ratelimit.py).
 REDIS_URL = os.getenv("REDIS_URL", "")
-RATELIMIT_CACHE_TABLE = "ratelimit_cache"
 CACHES: dict[str, dict[str, object]]
 if REDIS_URL:
     CACHES = {
@@ -181,9 +182,6 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
-        # MAX_ENTRIES high: culling (a third of the rows when full) would drop live counters.
-        "ratelimit": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": RATELIMIT_CACHE_TABLE,
-                      "OPTIONS": {"MAX_ENTRIES": 1_000_000}},
     }
 
 # Background work (evaluators, large score imports, large comparisons) runs as tasks of
