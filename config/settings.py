@@ -268,9 +268,6 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
-    # Not a throttle: refuses researcher query parameters the OpenAPI schema does not allow (400).
-    "DEFAULT_THROTTLE_CLASSES": ["config.queryparams.DeclaredQueryParameters"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.queryparams.SchemaFormatNegotiation",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
