@@ -29,7 +29,7 @@ import re
 import threading
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework import status
@@ -137,7 +137,7 @@ class AcceptHeaderNegotiation(DefaultContentNegotiation):
     """DRF's negotiation on the Accept header alone: no ``?format=`` override (DRF reads the override's name
     from its ``settings``; None turns it off)."""
 
-    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)
+    settings = cast(Any, SimpleNamespace(URL_FORMAT_OVERRIDE=None))
 
 
 class SchemaCheckedAPIView(APIView):
