@@ -17,8 +17,24 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
 def envbool(name: str, default: str = "False") -> bool:
-    return os.getenv(name, default).strip().lower() in {"1", "true", "yes", "on"}
+    """A yes/no variable: one of TRUE_WORDS or FALSE_WORDS (any case), empty or unset for the default.
+
+    Anything else refuses to start: a typo such as HTTPS=ture must not quietly mean "off".
+    """
+    raw = os.getenv(name, "")
+    value = (raw.strip() or default).lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a yes/no value: use one of {', '.join(TRUE_WORDS)} (on) or "
+        f"{', '.join(FALSE_WORDS)} (off), in any case; empty or unset means {default.lower()} (docs/deploy.md).")
 
 
 def envint(name: str, default: str) -> int:
