@@ -4,9 +4,11 @@
   before anything reads it.
 - A body sent with ``Transfer-Encoding: chunked`` has no Content-Length, and Django would
   read it as empty (``WSGIRequest`` bounds ``wsgi.input`` by CONTENT_LENGTH, 0 when absent):
-  the server (gunicorn) has already decoded the chunks, so the bytes are read here, at most
-  ``DATA_UPLOAD_MAX_MEMORY_SIZE`` + 1 of them; over the limit → 413, else the request goes
-  on with those bytes and their length as Content-Length, as if the client had sent one.
+  the server (gunicorn) has already decoded the chunks, so the bytes are read here from
+  ``request.META["wsgi.input"]``, at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` + 1 of them; over the
+  limit → 413, else the views get a new request built from the same environ with those bytes as
+  its input and their length as CONTENT_LENGTH, as if the client had sent one (the request Django
+  built first has already bounded its body to 0 bytes; no public API changes that).
 - Token failures (a 401, or a 404 of an invitation link ``a/<token>/…``) are counted per
   client address against ``RATELIMIT_INVALID_TOKENS``. Once an address is over it, its
   requests that carry a token are still answered when the token (or a session) is valid —
@@ -29,7 +31,7 @@ from typing import Callable
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.core.handlers.wsgi import LimitedStream
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.urls import Resolver404, resolve
@@ -74,12 +76,10 @@ def _is_chunked(request: HttpRequest) -> bool:
             and not request.META.get("CONTENT_LENGTH"))
 
 
-def _read_chunked_body(request: HttpRequest) -> bool:
-    """Read a chunked body (already de-chunked by the server) into memory, at most the limit + 1 bytes.
+def _read_chunked_body(request: HttpRequest) -> bytes | None:
+    """A chunked body (already de-chunked by the server), read from the WSGI input: at most the limit + 1 bytes.
 
-    False when it is over ``DATA_UPLOAD_MAX_MEMORY_SIZE``. Otherwise Django and DRF read the
-    bytes as they read a body sent with Content-Length (WSGIRequest's stream and CONTENT_LENGTH
-    are replaced before anything has read them).
+    None when it is over ``DATA_UPLOAD_MAX_MEMORY_SIZE``.
     """
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     stream = request.META.get("wsgi.input")
@@ -92,11 +92,18 @@ def _read_chunked_body(request: HttpRequest) -> bool:
         parts.append(part)
         size += len(part)
     if size > limit:
-        return False
-    body = b"".join(parts)
-    request.META["CONTENT_LENGTH"] = str(len(body))
-    setattr(request, "_stream", LimitedStream(io.BytesIO(body), len(body)))  # WSGIRequest's private stream
-    return True
+        return None
+    return b"".join(parts)
+
+
+def _request_with_body(request: HttpRequest, body: bytes) -> HttpRequest:
+    """The request as if the client had sent ``body`` with a Content-Length: a WSGIRequest built again from
+    its environ, whose input is now those bytes (nothing has read the first request's body or set anything
+    on it yet: this middleware runs before the session, CSRF and authentication middleware)."""
+    environ = request.META
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    return WSGIRequest(environ)
 
 
 def _too_large(request: HttpRequest) -> HttpResponse:
@@ -168,8 +175,11 @@ class ApiGuardMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if self._content_length(request) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE and is_api(request):
             return json_error(413, too_large_message())
-        if _is_chunked(request) and not _read_chunked_body(request):
-            return _too_large(request)
+        if _is_chunked(request):
+            body = _read_chunked_body(request)
+            if body is None:
+                return _too_large(request)
+            request = _request_with_body(request, body)
         try:
             unsafe = _unsafe_input(request)
         except (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:

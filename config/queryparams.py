@@ -14,12 +14,14 @@ document instead of a second, hand-kept list that could drift from it:
 
 The views still check what the schema cannot say (an evaluator without scores in this study).
 The annotation API (``/api/v1/annotate/…``) is not checked: annotator clients may add cache
-busters. DRF runs throttle classes on every API view after authentication and permissions,
-so the check is installed as one (``DEFAULT_THROTTLE_CLASSES``, config/settings.py): a 401 or
-403 still comes first, and it never throttles. DRF picks the renderer from ``?format=`` before
-that and answers an unknown format 404; :class:`SchemaFormatNegotiation`
-(``DEFAULT_CONTENT_NEGOTIATION_CLASS``) ignores a format the schema refuses, so it too gets
-the 400.
+busters. Every researcher view is a :class:`SchemaCheckedAPIView`
+(research/api.py, research/api_reports.py, research/views/compare.py;
+tests/config/test_queryparams.py checks that every operation of the schema is one): its
+``initial()`` runs DRF's (content negotiation, authentication, permissions, throttles) and then
+the check, so a 401 or 403 still comes first. DRF picks the renderer from ``?format=`` before
+authentication and answers an unknown format 404; its ``get_content_negotiator()``
+gives a request whose ``?format=`` the schema refuses a negotiator that reads only the Accept
+header, so it too gets the 400 after authentication.
 """
 from __future__ import annotations
 
@@ -27,18 +29,14 @@ import re
 import threading
 from dataclasses import dataclass
 from types import SimpleNamespace
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from drf_spectacular.generators import SchemaGenerator
 from rest_framework import status
 from rest_framework.exceptions import APIException
-from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import BaseRenderer
+from rest_framework.negotiation import BaseContentNegotiation, DefaultContentNegotiation
 from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle
-
-if TYPE_CHECKING:  # rest_framework.views imports this module (its throttle setting): no run-time import
-    from rest_framework.views import APIView
+from rest_framework.views import APIView
 
 CHECKED_PREFIX = "/api/v1/studies/"
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -76,10 +74,6 @@ def operations() -> list[Operation]:
     global _operations
     with _lock:
         if _operations is None:
-            # Not at the top: DRF imports this module while rest_framework.views is half loaded (it is a
-            # DEFAULT_THROTTLE_CLASSES entry), and drf_spectacular.generators imports rest_framework.views.
-            from drf_spectacular.generators import SchemaGenerator
-
             schema = SchemaGenerator().get_schema(request=None, public=True)
             _operations = [
                 Operation(path=_path_pattern(path), method=method.upper(),
@@ -114,7 +108,7 @@ def value_error(value: str, schema: dict[str, Any]) -> str | None:
 
 def query_errors(request: Request) -> dict[str, list[str]]:
     """The request's query-parameter errors under the schema of its operation ({} when fine or unchecked)."""
-    path = request._request.path_info
+    path = request.path_info
     if not path.startswith(CHECKED_PREFIX):
         return {}
     operation = next((op for op in operations() if op.method == request.method and op.path.match(path)), None)
@@ -139,28 +133,27 @@ def query_errors(request: Request) -> dict[str, list[str]]:
     return errors
 
 
-class SchemaFormatNegotiation(DefaultContentNegotiation):
-    """DRF's negotiation, except that on a checked endpoint a ``?format=`` the schema does not allow is
-    not used to pick the renderer (DRF would answer 404 for it, before authentication); the request is
-    negotiated on its Accept header and then refused with 400 by :class:`DeclaredQueryParameters`."""
+class AcceptHeaderNegotiation(DefaultContentNegotiation):
+    """DRF's negotiation on the Accept header alone: no ``?format=`` override (DRF reads the override's name
+    from its ``settings``; None turns it off)."""
 
-    def select_renderer(self, request: Request, renderers: Iterable[BaseRenderer],
-                        format_suffix: str | None = None) -> tuple[BaseRenderer, str]:
-        if format_suffix is None and "format" in request.query_params and _format_refused(request):
-            self.settings = cast(Any, SimpleNamespace(URL_FORMAT_OVERRIDE=None))
-        return super().select_renderer(request, renderers, format_suffix)
+    settings = cast(Any, SimpleNamespace(URL_FORMAT_OVERRIDE=None))
 
 
-def _format_refused(request: Request) -> bool:
-    errors = query_errors(request)
-    return "format" in errors
+class SchemaCheckedAPIView(APIView):
+    """The researcher views' base: query parameters the schema does not allow are a 400 (module docstring)."""
 
+    def get_content_negotiator(self) -> BaseContentNegotiation:
+        # A ?format= the schema refuses must not pick the renderer (nor be DRF's 404 before authentication).
+        # Only the renderer's negotiation is concerned: DRF also asks while wrapping Django's request (for the
+        # parsers), and the schema generator asks without a request.
+        request = getattr(self, "request", None)
+        if isinstance(request, Request) and "format" in query_errors(request):
+            return AcceptHeaderNegotiation()
+        return super().get_content_negotiator()
 
-class DeclaredQueryParameters(BaseThrottle):
-    """Never throttles: refuses (400) query parameters the schema does not allow (module docstring)."""
-
-    def allow_request(self, request: Request, view: "APIView") -> bool:
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
         errors = query_errors(request)
         if errors:
             raise QueryParameterError(errors)
-        return True

@@ -1,35 +1,37 @@
-"""Fixed-window rate limits per client address, counted in a shared cache.
+"""Fixed-window rate limits per client address, counted where every app server sees the same count.
 
-The counters live in the ``ratelimit`` cache alias (config/settings.py): Redis when
-``REDIS_URL`` is set, so every app server behind one Redis counts the same hits, else
-the ``ratelimit_cache`` table of the database (Django's database cache), which every
-gunicorn worker and every app server on that database shares. A limit is
-``"<count>/<seconds>"``: at most count events per address in each window of that many
-seconds (windows are aligned on multiples of the length, so every server agrees on the
-window without talking).
+With ``REDIS_URL`` the counters live in the ``ratelimit`` cache alias (config/settings.py), so every
+app server behind one Redis counts the same hits: ``cache.add`` then ``cache.incr``, atomic through
+Redis' INCR. Without Redis there is no such alias and each counter is a row of
+``config.models.RateLimitCounter`` in the database, which every gunicorn worker and every app server
+on that database shares: one ``UPDATE … SET count = count + 1`` (``F()``), a row inserted when the
+window has none (a unique key: of two workers inserting at once, the loser updates instead), and
+the count read back in the same transaction, which holds the row's lock (PostgreSQL) or the write
+lock (SQLite's IMMEDIATE transactions), so failures on two workers at the same moment are both
+counted. A limit is ``"<count>/<seconds>"``: at most count events per address in each window of that
+many seconds (windows are aligned on multiples of the length, so every server agrees on the window
+without talking). A row outlives its window by nothing: whoever opens a new window deletes the
+expired rows.
 
-Counting is atomic on both: Redis' INCR; in the database, ``add`` then ``incr`` inside one
-transaction that holds the counter's row (SQLite's IMMEDIATE transactions take the write
-lock at BEGIN; PostgreSQL locks the row with SELECT … FOR UPDATE), so failures on two
-workers at the same moment are both counted. The table is created on first use if
-``createcachetable`` was not run (docs/deploy.md).
-
-If the cache itself fails the request is let through (and logged): a Redis outage
+If the store itself fails the request is let through (and logged): a Redis or database outage
 must not lock annotators out.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
-from django.core.cache.backends.db import DatabaseCache
-from django.core.management import call_command
-from django.db import connections, router, transaction
+from django.db import IntegrityError, router, transaction
+from django.db.models import F
 from django.http import HttpRequest
+
+from config.models import KEY_MAX_LENGTH, RateLimitCounter
 
 logger = logging.getLogger(__name__)
 
@@ -58,35 +60,28 @@ def client_address(request: HttpRequest) -> str:
 
 
 def _key(bucket: str, address: str, limit: Limit, now: float) -> str:
-    return f"{bucket}:{address}:{int(now // limit.seconds)}"
+    window = int(now // limit.seconds)
+    key = f"{bucket}:{address}:{window}"
+    if len(key) > KEY_MAX_LENGTH:  # an absurd forwarded address
+        key = f"{bucket}:{hashlib.sha256(address.encode()).hexdigest()}:{window}"
+    return key
 
 
-_tables_ready: set[str] = set()
-
-
-def _cache() -> BaseCache:
-    """The ``ratelimit`` cache; a database cache's table is created the first time a process needs it."""
-    cache = caches["ratelimit"]
-    if isinstance(cache, DatabaseCache):
-        db = router.db_for_write(cache.cache_model_class)
-        if db not in _tables_ready:
-            table = cache.cache_model_class._meta.db_table
-            if table not in connections[db].introspection.table_names():
-                try:
-                    call_command("createcachetable", database=db, verbosity=0)
-                except Exception:  # noqa: BLE001 - another worker created it at the same moment?
-                    if table not in connections[db].introspection.table_names():
-                        raise
-            _tables_ready.add(db)
-    return cache
+def _cache() -> BaseCache | None:
+    """The ``ratelimit`` cache when one is configured (Redis), else None: the counters are database rows."""
+    return caches["ratelimit"] if "ratelimit" in caches else None
 
 
 def ratelimit_count(*, bucket: str, address: str, limit: Limit, now: float | None = None) -> int:
-    """Events counted so far in the current window (0 when the cache is unreachable)."""
+    """Events counted so far in the current window (0 when the store is unreachable)."""
+    key = _key(bucket, address, limit, now or time.time())
     try:
-        return int(_cache().get(_key(bucket, address, limit, now or time.time()), 0))
-    except Exception:  # noqa: BLE001 - any cache failure: fail open, see the module docstring
-        logger.exception("rate-limit cache unreachable")
+        cache = _cache()
+        if cache is not None:
+            return int(cache.get(key, 0))
+        return RateLimitCounter.objects.filter(key=key).values_list("count", flat=True).first() or 0
+    except Exception:  # noqa: BLE001 - any store failure: fail open, see the module docstring
+        logger.exception("rate-limit store unreachable")
         return 0
 
 
@@ -99,25 +94,33 @@ def _add_and_incr(cache: BaseCache, key: str, timeout: int) -> int:
         return 1
 
 
+def _count_in_database(key: str, *, now: float, expires: float) -> int:
+    db = router.db_for_write(RateLimitCounter)
+    counters = RateLimitCounter.objects.using(db)
+    with transaction.atomic(using=db):
+        if not counters.filter(key=key).update(count=F("count") + 1):
+            counters.filter(expires__lt=datetime.fromtimestamp(now, tz=timezone.utc)).delete()
+            try:
+                with transaction.atomic(using=db):
+                    counters.create(key=key, count=1,
+                                    expires=datetime.fromtimestamp(expires, tz=timezone.utc))
+                return 1
+            except IntegrityError:  # another worker opened the window at the same moment
+                counters.filter(key=key).update(count=F("count") + 1)
+        return counters.filter(key=key).values_list("count", flat=True).get()
+
+
 def ratelimit_hit(*, bucket: str, address: str, limit: Limit, now: float | None = None) -> int:
     """Count one event; returns the window's count including it (atomically, see the module docstring)."""
-    key = _key(bucket, address, limit, now or time.time())
+    now = now or time.time()
+    key = _key(bucket, address, limit, now)
     try:
         cache = _cache()
-        if not isinstance(cache, DatabaseCache):
+        if cache is not None:
             return _add_and_incr(cache, key, limit.seconds + 1)
-        db = router.db_for_write(cache.cache_model_class)
-        connection = connections[db]
-        with transaction.atomic(using=db):
-            cache.add(key, 0, timeout=limit.seconds + 1)
-            if connection.features.has_select_for_update:
-                table = connection.ops.quote_name(cache.cache_model_class._meta.db_table)
-                with connection.cursor() as cursor:
-                    cursor.execute(f"SELECT cache_key FROM {table} WHERE cache_key = %s FOR UPDATE",
-                                   [cache.make_and_validate_key(key)])
-            return _add_and_incr(cache, key, limit.seconds + 1)
+        return _count_in_database(key, now=now, expires=(now // limit.seconds + 1) * limit.seconds)
     except Exception:  # noqa: BLE001
-        logger.exception("rate-limit cache unreachable")
+        logger.exception("rate-limit store unreachable")
         return 0
 
 

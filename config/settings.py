@@ -17,8 +17,24 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
 def envbool(name: str, default: str = "False") -> bool:
-    return os.getenv(name, default).strip().lower() in {"1", "true", "yes", "on"}
+    """A yes/no variable: one of TRUE_WORDS or FALSE_WORDS (any case), empty or unset for the default.
+
+    Anything else refuses to start: a typo such as HTTPS=ture must not quietly mean "off".
+    """
+    raw = os.getenv(name, "")
+    value = (raw.strip() or default).lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a yes/no value: use one of {', '.join(TRUE_WORDS)} (on) or "
+        f"{', '.join(FALSE_WORDS)} (off), in any case; empty or unset means {default.lower()} (docs/deploy.md).")
 
 
 def envint(name: str, default: str) -> int:
@@ -92,6 +108,7 @@ INSTALLED_APPS = [
     "annotation",
     "evaluators",
     "research",
+    "config",  # the project's own table: the rate-limit counters without Redis (config/ratelimit.py)
     # The annotation protocols: one app each registers its spec (docs/architecture.md, "How to add a protocol").
     "protocols",
     "protocols.ranking",
@@ -165,12 +182,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One Redis shared by every app server when REDIS_URL is set (rate limits must be counted
 # across servers; the report caches are keyed by content, so sharing them is safe), else
-# per-process memory for reports. "ratelimit" is its own alias so clearing it never drops
-# reports; without Redis it is a table of this database (`manage.py createcachetable`;
-# config/ratelimit.py creates it if missing), which every gunicorn worker — and every app
-# server on the same database — sees, so the limit is not multiplied by the worker count.
+# per-process memory for reports. With Redis, the rate-limit counters are its own "ratelimit"
+# alias (clearing it never drops reports); without, there is no such alias and they are rows
+# of this database's config_ratelimitcounter table (config/models.py, created by `migrate`),
+# which every gunicorn worker — and every app server on the same database — sees, so the limit
+# is not multiplied by the worker count (config/ratelimit.py).
 REDIS_URL = os.getenv("REDIS_URL", "")
-RATELIMIT_CACHE_TABLE = "ratelimit_cache"
 CACHES: dict[str, dict[str, object]]
 if REDIS_URL:
     CACHES = {
@@ -181,9 +198,6 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
-        # MAX_ENTRIES high: culling (a third of the rows when full) would drop live counters.
-        "ratelimit": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": RATELIMIT_CACHE_TABLE,
-                      "OPTIONS": {"MAX_ENTRIES": 1_000_000}},
     }
 
 # Background work (evaluators, large score imports, large comparisons) runs as tasks of
@@ -270,9 +284,6 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
-    # Not a throttle: refuses researcher query parameters the OpenAPI schema does not allow (400).
-    "DEFAULT_THROTTLE_CLASSES": ["config.queryparams.DeclaredQueryParameters"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.queryparams.SchemaFormatNegotiation",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,

@@ -19,8 +19,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from config.queryparams import SchemaCheckedAPIView
 from annotation.dashboard import progress
 from annotation.exporting.judgments import csv_lines, judgment_rows
 from studies.access import rules as access
@@ -40,12 +40,12 @@ class CSVRenderer(BaseRenderer):
         return json.dumps(data).encode() if data is not None else b""
 
 
-class ResearcherAPIView(APIView):
+class ResearcherAPIView(SchemaCheckedAPIView):
     """Staff only. Token first, so an unauthenticated call gets 401 with ``WWW-Authenticate: Token``.
 
     Errors are JSON whatever format the request asked for (``?format=csv`` included): a JSON
     body labelled text/csv would be read as a one-line CSV file. Query parameters are checked
-    against the schema before the view runs (config/queryparams.py).
+    against the schema before the view runs (its base, config/queryparams.py).
     """
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]

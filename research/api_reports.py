@@ -11,8 +11,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from config.queryparams import SchemaCheckedAPIView
 from studies.access import rules as access
 from studies.models import Study
 
@@ -34,7 +34,7 @@ _PARAMS = [
 ]
 
 
-class StudyAgreementAPI(APIView):
+class StudyAgreementAPI(SchemaCheckedAPIView):
     @extend_schema(summary="A study's agreement report (same JSON as `agreement SLUG --json`)",
                    parameters=_PARAMS, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT,
                                                   404: OpenApiTypes.OBJECT},

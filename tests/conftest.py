@@ -21,20 +21,15 @@ def pytest_configure(config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits(request):
+def _fresh_rate_limits():
     """Every test starts with empty rate-limit counters (config/ratelimit.py): the test client's
     address is always 127.0.0.1, so 401s of earlier tests would otherwise add up to a 429.
-    Without Redis the counters are a table of the test database: cleared only in tests that may
-    use the database (and a test's own counts vanish with its rolled-back transaction anyway)."""
+    With Redis they are the ``ratelimit`` cache, cleared here; without, rows of the test database,
+    which vanish with each test's rolled-back transaction (or flushed tables)."""
     from django.core.cache import caches
-    from django.core.cache.backends.db import DatabaseCache
 
-    cache = caches["ratelimit"]
-    if not isinstance(cache, DatabaseCache):
-        cache.clear()
-    elif request.node.get_closest_marker("django_db") or "_django_db_helper" in request.fixturenames:
-        request.getfixturevalue("_django_db_helper")
-        cache.clear()
+    if "ratelimit" in caches:
+        caches["ratelimit"].clear()
     yield
 
 

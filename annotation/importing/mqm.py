@@ -48,9 +48,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from annotation.handout.statements import insert_rows
 from annotation.importing.base import (MAX_ERRORS, JudgmentImportError, closed_study, record_provenance,
                                              unsafe_input)
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
@@ -281,60 +282,12 @@ def _batches(objs: list[Any], size: int = BATCH) -> Iterable[list[Any]]:
         yield objs[k:k + size]
 
 
-def _fast_insert(model: type[models.Model], rows: list[dict[str, Any]], now: datetime) -> None:
-    """INSERT ``rows`` (dicts by attname) with ``executemany``, in batches -- no model instances.
-
-    Why: ``bulk_create`` builds a model instance and prepares every value of every row through its field
-    (about 10 µs a value); 100,000 MQM rows make ~100,000 candidates, assignments and judgments, and that
-    alone took most of a minute.  Here a column missing from the rows takes the value Django would give it
-    (its default -- a callable one, such as the opaque public ids, called per row -- else "" for a text
-    column, else NULL), ``auto_now``/``auto_now_add`` columns take
-    ``now``, and only JSON and date-time values go through the field's own conversion; strings, numbers,
-    booleans and foreign keys are passed as they are, which every backend accepts.  The columns come from
-    the model, so a field added later with a default needs no change here.
-    """
-    if not rows:
-        return
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    given = set(rows[0])
-    plan: list[tuple[models.Field, str, Any]] = []  # (field, "row" | "call" | "constant", constant)
-    for f in fields:
-        if f.attname in given:
-            plan.append((f, "row", None))
-        elif getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False):
-            plan.append((f, "constant", f.get_db_prep_save(now, connection)))
-        elif f.has_default() and callable(f.default):
-            plan.append((f, "call", None))
-        else:  # Django's own default: the field's, else "" for a text column, else NULL
-            default = f.get_default()
-            if default is None and not f.null:
-                raise ValueError(f"{model.__name__}.{f.attname}: no value and no default")
-            plan.append((f, "constant", f.get_db_prep_save(default, connection)))
-    convert = {f.attname: isinstance(f, (models.JSONField, models.DateTimeField)) for f in fields}
-    quote = connection.ops.quote_name
-    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f, _, _ in plan)}) "
-           f"VALUES ({', '.join(['%s'] * len(plan))})")
-    params = []
-    for row in rows:
-        values = []
-        for f, how, constant in plan:
-            if how == "constant":
-                values.append(constant)
-                continue
-            value = row[f.attname] if how == "row" else f.default()
-            values.append(f.get_db_prep_save(value, connection) if convert[f.attname] else value)
-        params.append(values)
-    with connection.cursor() as cursor:
-        for batch in _batches(params, 5000):
-            cursor.executemany(sql, batch)
-
-
 def _candidates(study: Study, parsed_items: list[dict[str, Any]], items: list[Item],
                 now: datetime) -> dict[tuple[int, str], tuple[int, int]]:
     """Insert the candidates of the parsed items; (item pk, system) -> (candidate pk, position)."""
     by_ext = {i.external_id: i.pk for i in items}
-    _fast_insert(Candidate, [{"item_id": by_ext[data["external_id"]], **c}
-                             for data in parsed_items for c in data["candidates"]], now)
+    insert_rows(Candidate, [{"item_id": by_ext[data["external_id"]], **c}
+                            for data in parsed_items for c in data["candidates"]], now=now)
     return {(item_id, system): (pk, position) for pk, item_id, system, position in
             Candidate.objects.filter(item__study=study).values_list("pk", "item_id", "system", "position")}
 
@@ -360,7 +313,7 @@ def _store(study: Study, plan: _Plan, items: list[Item], cand: dict[tuple[int, s
                             "status": AssignmentStatus.DONE.value, "opened_at": now, "completed_at": now})
         answers[(annotator_of[rater], item.pk)] = {
             "annotations": {str(pk): {"spans": spans[(pk, pos)]} for pk, pos in sorted(spans)}}
-    _fast_insert(Assignment, assignments, now)
+    insert_rows(Assignment, assignments, now=now)
     judgments = []
     for pk, annotator_id, item_id in (Assignment.objects.filter(item__study=study)
                                       .values_list("pk", "annotator_id", "item_id")):
@@ -368,7 +321,7 @@ def _store(study: Study, plan: _Plan, items: list[Item], cand: dict[tuple[int, s
         judgments.append({"assignment_id": pk, "revision": 1, "is_current": True, "answer": answer,
                           "started_at": now,
                           "payload_digest": hashlib.sha256(json.dumps(answer, sort_keys=True).encode()).hexdigest()})
-    _fast_insert(Judgment, judgments, now)
+    insert_rows(Judgment, judgments, now=now)
     _close_items(study, [a["item_id"] for a in assignments])
     return len(judgments)
 
@@ -408,7 +361,7 @@ def mqm_tsv_import(*, name: str, content: str, slug: str, reference_systems: Seq
     plan = plan_import(data, name, reference_systems)
     study, parsed = closed_study(name, _study_file(plan, name, slug))
     now = timezone.now()
-    # items_create stores the items (document order keys, counts); their candidates go in with _fast_insert
+    # items_create stores the items (document order keys, counts); their candidates go in with statements.insert_rows
     items = items_create(study=study, items=[{**data, "candidates": []} for data in parsed.items])
     candidates = _candidates(study, parsed.items, items, now)
     n_judgments = _store(study, plan, items, candidates, now)

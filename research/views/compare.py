@@ -24,8 +24,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from config.queryparams import SchemaCheckedAPIView
 from protocols import registry
 from protocols.registry import protocol_named
 from studies.access import rules as access
@@ -268,7 +268,7 @@ def _back(request: HttpRequest, study: Study) -> HttpResponse:
     return redirect(reverse("compare-report", args=[study.slug]) + (f"?{query}" if query else ""))
 
 
-class StudyCompareAPI(APIView):
+class StudyCompareAPI(SchemaCheckedAPIView):
     """``GET /api/v1/studies/<slug>/compare``: the JSON of ``compare SLUG --json``."""
 
     @extend_schema(

@@ -27,7 +27,6 @@ from rest_framework.authtoken.models import Token  # noqa: E402
 
 def main() -> None:
     call_command("migrate", verbosity=0, skip_checks=True)
-    call_command("createcachetable", verbosity=0)
     from annotation.items import selectors
     from annotation.handout import services
     from annotation.handout.services import annotators_create

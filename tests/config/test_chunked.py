@@ -68,3 +68,10 @@ def test_a_chunked_page_form_over_the_limit_is_a_413_page():
     response = _chunked_post(Client(), "/admin/login/", b"username=" + b"x" * 2000,
                              content_type="application/x-www-form-urlencoded")
     assert response.status_code == 413 and response["Content-Type"].startswith("text/html")
+
+
+def test_a_chunked_page_form_is_read_like_one_with_a_content_length():
+    """The form fields of a chunked body reach the checks after the body is read: a NUL in a field is named."""
+    response = _chunked_post(Client(), "/admin/login/", b"username=a%00b&password=x",
+                             content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400 and "username" in response.content.decode()

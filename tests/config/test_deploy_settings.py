@@ -121,3 +121,21 @@ def test_https_refuses_a_short_or_repetitive_secret_key():
     assert strong.returncode == 0, strong.stderr[-800:]
     # Without HTTPS (a development checkout) a short key still starts, as before.
     assert manage("check", DEBUG="1", SECRET_KEY="short-dev-key").returncode == 0
+
+
+def test_a_yes_no_variable_refuses_an_unknown_value_naming_it_and_the_accepted_ones():
+    for name, value in (("HTTPS", "ture"), ("DEBUG", "yes please"), ("HSTS_PRELOAD", "2")):
+        env = {**PRODUCTION, name: value} if name != "DEBUG" else {name: value, "SECRET_KEY": PRODUCTION["SECRET_KEY"]}
+        result = manage("check", **env)
+        assert result.returncode != 0, (name, value)
+        assert f"{name}={value!r} is not a yes/no value" in result.stderr, result.stderr[-800:]
+        assert "1, true, yes, on (on) or 0, false, no, off (off)" in result.stderr
+
+
+def test_a_yes_no_variable_takes_the_accepted_words_in_any_case_and_empty_for_the_default():
+    code = "from django.conf import settings as s; print(s.DEBUG)"
+    key = PRODUCTION["SECRET_KEY"]
+    for value, expected in (("1", "True"), ("TRUE", "True"), (" Yes ", "True"), ("on", "True"),
+                            ("0", "False"), ("False", "False"), ("NO", "False"), ("off", "False"), ("", "False")):
+        result = manage("shell", "-v", "0", "-c", code, DEBUG=value, SECRET_KEY=key)
+        assert result.returncode == 0 and result.stdout.split() == [expected], (value, result.stderr[-800:])

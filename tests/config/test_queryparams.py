@@ -111,3 +111,25 @@ def test_the_schema_says_what_is_enforced(staff_client):
                 assert "400" in operation["responses"]
     slug = next(p for p in schema["paths"]["/api/v1/studies/{slug}/agreement"]["get"]["parameters"] if p["name"] == "slug")
     assert slug["schema"]["pattern"] == "^[-a-zA-Z0-9_]+$"
+
+
+def test_every_researcher_operation_of_the_schema_is_checked(staff_client):
+    """The check lives in the researcher views' base class: an endpoint added without it would take any
+    parameter silently. Each operation's view, resolved from its path, must be a SchemaCheckedAPIView."""
+    from django.urls import resolve
+
+    from config.queryparams import SchemaCheckedAPIView
+
+    schema = staff_client.get("/api/v1/schema/?format=json").json()
+    paths = [path for path in schema["paths"] if path.startswith("/api/v1/studies/")]
+    assert len(paths) >= 4
+    for path in paths:
+        view = resolve(path.replace("{slug}", "qp")).func
+        assert issubclass(view.cls, SchemaCheckedAPIView), path  # type: ignore[attr-defined]
+
+
+def test_a_refused_format_is_negotiated_on_the_accept_header_after_authentication(staff_client, study):
+    response = staff_client.get("/api/v1/studies/qp/judgments?format=xml", HTTP_ACCEPT="text/csv")
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    assert "format" in response.json()["errors"]
+    assert Client().get("/api/v1/studies/?format=xml").status_code == 401

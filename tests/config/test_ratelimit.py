@@ -1,23 +1,26 @@
 """Rate limits (config/ratelimit.py): invalid tokens and Prolific entries per client address,
 429 JSON with Retry-After, shared by several app servers through one Redis or, without Redis,
-by every worker through the database; a limited address still serves valid tokens and sessions."""
+by every worker through the database's counter rows (config/models.py); a limited address still serves valid tokens and sessions."""
 from __future__ import annotations
 
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from types import SimpleNamespace
 from unittest import mock
 
 import pytest
 from django.core.cache.backends.redis import RedisCache
+from django.db import OperationalError, connection
 from django.test import Client, RequestFactory, override_settings
 
 from rest_framework.authtoken.models import Token
 
 from annotation.handout.services import annotators_create
 from config import ratelimit
+from config.models import RateLimitCounter
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
@@ -71,18 +74,52 @@ def test_a_limited_address_still_serves_valid_tokens_and_sessions(admin_user):
     assert bad.get("/api/v1/annotate/next").status_code == 429
 
 
-def test_the_database_cache_counts_hits_of_two_workers_together():
-    """Without Redis the counters are rows of the database: two cache objects (two workers'
-    connections to one table) add up. Through two real gunicorn workers: tests/config/test_live_server.py."""
-    from django.core.cache.backends.db import DatabaseCache
-
-    workers = [DatabaseCache(ratelimit.settings.RATELIMIT_CACHE_TABLE, {}) for _ in range(2)]
+@pytest.mark.django_db(transaction=True)
+def test_the_database_counts_hits_of_concurrent_workers_together():
+    """Without Redis the counters are rows of the database: hits counted at the same moment on several
+    connections (workers) all count, each sees its own place in the window, and the window's row holds
+    the total. Through two real gunicorn workers: tests/config/test_live_server.py."""
+    workers, hits = 4, 10
     limit = ratelimit.Limit(count=5, seconds=60)
-    counts = []
-    for k in range(6):
-        with mock.patch.object(ratelimit, "caches", {"ratelimit": workers[k % 2]}):
-            counts.append(ratelimit.ratelimit_hit(bucket="t", address="198.51.100.7", limit=limit))
-    assert counts == [1, 2, 3, 4, 5, 6]
+    start = threading.Barrier(workers)
+    counts: list[int] = []
+
+    def worker() -> None:
+        try:
+            start.wait()
+            for _ in range(hits):
+                counts.append(ratelimit.ratelimit_hit(bucket="t", address="198.51.100.7", limit=limit))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(counts) == list(range(1, workers * hits + 1))
+    assert ratelimit.ratelimit_count(bucket="t", address="198.51.100.7", limit=limit) == workers * hits
+    assert RateLimitCounter.objects.get().count == workers * hits
+
+
+def test_a_new_window_starts_at_one_and_removes_the_expired_rows():
+    limit = ratelimit.Limit(count=5, seconds=60)
+    first = 1_800_000_030.0
+    assert [ratelimit.ratelimit_hit(bucket="t", address="a", limit=limit, now=first) for _ in range(3)] == [1, 2, 3]
+    assert ratelimit.ratelimit_hit(bucket="t", address="b", limit=limit, now=first) == 1
+    assert RateLimitCounter.objects.count() == 2
+    later = first + 60  # the next window: a's and b's rows have expired
+    assert ratelimit.ratelimit_hit(bucket="t", address="a", limit=limit, now=later) == 1
+    assert ratelimit.ratelimit_count(bucket="t", address="a", limit=limit, now=first) == 0
+    assert list(RateLimitCounter.objects.values_list("count", flat=True)) == [1]
+
+
+def test_an_address_too_long_for_the_key_is_counted_under_its_hash():
+    limit = ratelimit.Limit(count=5, seconds=60)
+    long_address = "x" * 400
+    assert [ratelimit.ratelimit_hit(bucket="t", address=long_address, limit=limit) for _ in range(2)] == [1, 2]
+    assert ratelimit.ratelimit_hit(bucket="t", address="x" * 399, limit=limit) == 1
+    assert all(len(key) <= 255 for key in RateLimitCounter.objects.values_list("key", flat=True))
 
 
 def test_successful_requests_are_not_counted():
@@ -131,6 +168,16 @@ def test_a_failing_cache_lets_requests_through():
         limit = ratelimit.Limit(count=1, seconds=60)
         assert ratelimit.ratelimit_hit(bucket="t", address="a", limit=limit) == 0
         assert ratelimit.ratelimit_count(bucket="t", address="a", limit=limit) == 0
+
+
+def test_a_failing_database_lets_requests_through():
+    limit = ratelimit.Limit(count=1, seconds=60)
+    down = OperationalError("could not connect to server")
+    with mock.patch.object(ratelimit.RateLimitCounter.objects, "using", side_effect=down), \
+            mock.patch.object(ratelimit.RateLimitCounter.objects, "filter", side_effect=down):
+        assert ratelimit.ratelimit_hit(bucket="t", address="a", limit=limit) == 0
+        assert ratelimit.ratelimit_count(bucket="t", address="a", limit=limit) == 0
+    assert not RateLimitCounter.objects.exists()
 
 
 @pytest.fixture
