@@ -57,7 +57,7 @@ from evaluators.stats.wmt_ranking import P_LEVEL
 
 MIN_ITEMS = 10
 MAX_ITEMS = 100_000
-DEFAULT_REPLICATES = 400
+DEFAULT_REPLICATES = 1000
 DEFAULT_POWER = 0.8
 #: Cells (pairs × replicates × 2M values) ranked at once: bounds the memory of a plan to ~100 MB.
 _CHUNK_VALUES = 4_000_000
@@ -467,3 +467,26 @@ def items_for_power(pilot: Pilot, pair: tuple[str, str], *, power: float = DEFAU
         else:
             low = middle
     return ItemsForPower(names, power, high, achieved, cost(high, n_sys, raters, pilot.seconds_per_judgment), notes)
+
+
+def planning_report(pilot: Pilot, *, items: int | None, raters: int = 1, systems: int | None = None,
+                    pair: tuple[str, str] | None = None, power: float = DEFAULT_POWER,
+                    replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> dict[str, Any]:
+    """What ``plan_study`` and the planning page show: the pilot, the plan of ``items`` items (when given) and
+    the items a pair needs for ``power`` (when ``pair`` is given)."""
+    if items is None and pair is None:
+        raise PlanningError("items: give the planned number of items, or a pair to size the study for")
+    chosen = select_systems(pilot, systems)
+    out: dict[str, Any] = {
+        "pilot": {"systems": len(pilot.systems), "items": len(pilot.items), "dropped_items": len(pilot.dropped_items),
+                  "raters_per_cell": pilot.raters_per_cell, "within_variance": pilot.within_variance,
+                  "seconds_per_judgment": pilot.seconds_per_judgment},
+        "systems_planned": list(chosen.systems), "plan": None, "for_power": None,
+    }
+    if items is not None:
+        out["plan"] = plan_study(pilot, items=items, raters=raters, systems=systems, replicates=replicates,
+                                 seed=seed).as_dict()
+    if pair is not None:
+        out["for_power"] = items_for_power(pilot, pair, power=power, raters=raters, systems=systems,
+                                           replicates=replicates, seed=seed).as_dict()
+    return out
