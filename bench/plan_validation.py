@@ -68,7 +68,7 @@ def main() -> None:
     maxima, means, mean_gaps = [], [], []
     for pilot_seed in range(args.pilots):
         chosen = np.sort(np.random.default_rng(pilot_seed).choice(n, size=size, replace=False))
-        predicted = plan_study(full.subset(chosen), items=n, replicates=args.seeds, seed=pilot_seed)
+        predicted = plan_study(full.subset(chosen.tolist()), items=n, replicates=args.seeds, seed=pilot_seed)
         pairs = compare(predicted, observed)
         diff = np.abs(pairs[:, 0] - pairs[:, 1]) * 100
         mid = (pairs[:, 1] > 0.1) & (pairs[:, 1] < 0.9)

@@ -3,7 +3,7 @@ planning page."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -119,12 +119,12 @@ class PlanForm(forms.Form):
     def __init__(self, *args: Any, systems: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choices = [("", "—")] + [(s, s) for s in systems]
-        self.fields["pair_a"].choices = choices
-        self.fields["pair_b"].choices = choices
+        for name in ("pair_a", "pair_b"):
+            cast(forms.ChoiceField, self.fields[name]).choices = choices
         self.fields["systems"].validators.append(MaxValueValidator(len(systems)))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         a, b = data.get("pair_a"), data.get("pair_b")
         if bool(a) != bool(b):
             self.add_error("pair_b" if a else "pair_a", "Choose both systems of the pair, or neither.")
