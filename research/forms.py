@@ -1,14 +1,16 @@
-"""Forms of the comparison page: run registry evaluators, upload a score file, pick comparison options."""
+"""Forms of the comparison page (run registry evaluators, upload a score file, pick comparison options) and of the
+planning page."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, RegexValidator
 
 from evaluators.metrics.registry import evaluators as registered_evaluators
+from evaluators.stats.planning import DEFAULT_POWER, MAX_ITEMS, MIN_ITEMS
 from evaluators.comparison.core import HUMAN_SCORES
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -99,3 +101,35 @@ class CompareOptionsForm(forms.Form):
         if data.get("reference"):
             options["reference"] = data["reference"]
         return options
+
+
+class PlanForm(forms.Form):
+    """The planning page's query (``plan_study``'s options); the pair's systems are checked against the pilot."""
+
+    items = forms.IntegerField(min_value=MIN_ITEMS, max_value=MAX_ITEMS, required=False,
+                               help_text="Items of the planned study.")
+    raters_per_item = forms.IntegerField(min_value=1, max_value=100, required=False, initial=1)
+    systems = forms.IntegerField(min_value=2, required=False, help_text="The pilot's N best systems (blank: all).")
+    pair_a = forms.ChoiceField(required=False, label="Pair: system A")
+    pair_b = forms.ChoiceField(required=False, label="system B")
+    power = forms.FloatField(min_value=0.01, max_value=0.99, required=False, initial=DEFAULT_POWER)
+    seconds_per_judgment = forms.FloatField(min_value=0.1, max_value=86_400, required=False,
+                                            help_text="Blank: the pilot's median server time.")
+
+    def __init__(self, *args: Any, systems: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [("", "—")] + [(s, s) for s in systems]
+        for name in ("pair_a", "pair_b"):
+            cast(forms.ChoiceField, self.fields[name]).choices = choices
+        self.fields["systems"].validators.append(MaxValueValidator(len(systems)))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        a, b = data.get("pair_a"), data.get("pair_b")
+        if bool(a) != bool(b):
+            self.add_error("pair_b" if a else "pair_a", "Choose both systems of the pair, or neither.")
+        elif a and a == b:
+            self.add_error("pair_b", "Choose two different systems.")
+        if not self.errors and data.get("items") is None and not a:
+            self.add_error("items", "Give the planned number of items, or a pair to size the study for.")
+        return data

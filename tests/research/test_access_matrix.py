@@ -74,6 +74,7 @@ PAGES = [
     Endpoint("study page", "viewer", lambda s: reverse("studies:detail", args=[s.slug])),
     Endpoint("report page", "viewer", lambda s: reverse("evaluators:report", args=[s.slug])),
     Endpoint("report json", "viewer", lambda s: reverse("evaluators:report-json", args=[s.slug])),
+    Endpoint("planning page", "viewer", lambda s: reverse("evaluators:report-plan", args=[s.slug])),
     Endpoint("ratings table (raw)", "analyst", lambda s: reverse("evaluators:report-csv", args=[s.slug, "ratings"])),
     Endpoint("preview", "analyst", lambda s: reverse("studies:preview", args=[s.slug])),
     Endpoint("quality page", "analyst", lambda s: reverse("studies:quality", args=[s.slug])),
