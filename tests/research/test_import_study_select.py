@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from evaluators.stats.selection import metric_var, random_utilities
 from evaluators.study_selection import SelectionError, SelectionRequest, select_items
 from studies.importing.study_file import parse_study
+from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
 from tests.factories import study_file
 
@@ -146,3 +147,14 @@ def test_computed_chrf_needs_a_reference_on_every_item():
     with pytest.raises(SelectionError) as exc:
         select_items(parse_study(data), SelectionRequest("metric_var", "chrf", "2"))
     assert "'ext-1'" in exc.value.errors["scores"][0]
+
+
+def test_a_copy_keeps_the_selection_but_not_an_import_of_judgments(tmp_path):
+    path, _ = _study(tmp_path)
+    call_command("import_study", path, "--select", "random", "--budget", "2")
+    study = Study.objects.get(slug="sel")
+    study.provenance = {**study.provenance, "how": "imported", "file": "x.tsv"}
+    study.save(update_fields=["provenance"])
+    copy = study_copy(study=study, slug="sel-copy")
+    assert copy.provenance == {"selection": study.provenance["selection"]}
+    assert _real_ids("sel-copy") == _real_ids("sel")
