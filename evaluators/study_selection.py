@@ -45,7 +45,7 @@ MAX_NAMED = 5
 
 
 class SelectionError(ValueError):
-    """Problems by field: ``{"select": [...], "budget": [...], "scores": [...], "seed": [...]}``."""
+    """Problems by field: ``{"method"|"metric"|"budget"|"scores"|"seed": [message, ...]}``."""
 
     def __init__(self, errors: dict[str, list[str]]):
         super().__init__("; ".join(f"{k}: {m}" for k, ms in errors.items() for m in ms))
@@ -73,14 +73,14 @@ def parse_select(value: str) -> tuple[str, str]:
     method, _, metric = value.strip().partition(":")
     method, metric = method.strip(), metric.strip()
     if method not in METHODS:
-        raise _fail("select", f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+        raise _fail("method", f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     if method in SCORE_METHODS and not metric:
-        raise _fail("select", f"{method} needs a metric: {method}:METRIC (a scorer of the score file, or one of "
+        raise _fail("metric", f"{method} needs a metric: {method}:METRIC (a scorer of the score file, or one of "
                               f"{', '.join(BUILT_IN_METRICS)} computed against the items' reference)")
     if method == "diversity" and metric and metric not in SIMILARITIES:
-        raise _fail("select", f"diversity:{metric}: the similarity is one of {', '.join(SIMILARITIES)}")
+        raise _fail("metric", f"diversity:{metric}: the similarity is one of {', '.join(SIMILARITIES)}")
     if method == "random" and metric:
-        raise _fail("select", "random takes no metric (the seed decides the order)")
+        raise _fail("metric", "random takes no metric (the seed decides the order)")
     return method, metric
 
 
@@ -131,7 +131,7 @@ def _matrix_from_file(parsed: ParsedStudy, request: SelectionRequest, systems: l
     except ScoreTableError as exc:
         raise SelectionError({"scores": exc.errors}) from None
     if request.metric not in table.seg:
-        raise _fail("select", f"no scorer {request.metric!r} in {request.scores_name or 'the score file'}; "
+        raise _fail("metric", f"no scorer {request.metric!r} in {request.scores_name or 'the score file'}; "
                               f"scorers: {', '.join(table.scorers)}")
     values = table.seg[request.metric]
     at_system = {s: i for i, s in enumerate(table.systems)}
@@ -197,7 +197,7 @@ def select_items(parsed: ParsedStudy, request: SelectionRequest) -> Selection:
     """Rank the parsed study file's items by ``request`` and keep the top budget; SelectionError by field."""
     method, metric = parse_select(f"{request.method}:{request.metric}" if request.metric else request.method)
     if parsed.fields.get("unit") == "document":
-        raise _fail("select", "the study is judged in document blocks (unit: document); selection picks single "
+        raise _fail("method", "the study is judged in document blocks (unit: document); selection picks single "
                               "items and would cut its documents apart")
     if not 0 <= request.seed < 2 ** 63:
         raise _fail("seed", "between 0 and 2^63 - 1")
@@ -208,7 +208,7 @@ def select_items(parsed: ParsedStudy, request: SelectionRequest) -> Selection:
         raise _fail("budget", str(exc)) from None
     systems = _systems(parsed)
     if not systems:
-        raise _fail("select", "the study file's items have no candidate that is not a reference")
+        raise _fail("method", "the study file's items have no candidate that is not a reference")
     texts = [[c["text"] for c in item["candidates"] if not c["is_reference"]] for item in parsed.items]
     scores: dict[str, Any]
     if method in TEXT_METHODS:
@@ -226,7 +226,7 @@ def select_items(parsed: ParsedStudy, request: SelectionRequest) -> Selection:
         scores = {"source": "computed", "file": None, "sha256": None,
                   "reference": "the first reference candidate (is_reference) of each item"}
     else:
-        raise _fail("select", f"{metric!r} is not computed here (built in: {', '.join(BUILT_IN_METRICS)}): give a "
+        raise _fail("metric", f"{metric!r} is not computed here (built in: {', '.join(BUILT_IN_METRICS)}): give a "
                               "score file with its scores")
     if method not in TEXT_METHODS:
         missing = _missing_cells(matrix, systems, ids, parsed)
@@ -236,7 +236,7 @@ def select_items(parsed: ParsedStudy, request: SelectionRequest) -> Selection:
         utilities = item_utilities(method, scores=matrix, texts=texts, seed=request.seed,
                                    similarity=metric or "unigram")
     except SelectionInputError as exc:
-        raise _fail("select", str(exc)) from None
+        raise _fail("method", str(exc)) from None
     ranked = [(r.segment, r.utility) for r in rank_items(ids, utilities)]
     return Selection(request=SelectionRequest(method, metric, request.budget.strip(), request.seed,
                                               request.scores_name, request.scores_text),

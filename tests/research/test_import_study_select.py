@@ -138,7 +138,7 @@ def test_a_document_study_is_refused():
     parsed = parse_study(study_file(slug="doc", n_items=4, documents=2, settings={"unit": "document"}))
     with pytest.raises(SelectionError) as exc:
         select_items(parsed, SelectionRequest("random", "", "2"))
-    assert "document blocks" in exc.value.errors["select"][0]
+    assert "document blocks" in exc.value.errors["method"][0]
 
 
 def test_computed_chrf_needs_a_reference_on_every_item():

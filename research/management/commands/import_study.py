@@ -19,6 +19,9 @@ from studies.cli import read_text_file
 from studies.importing.study_file import ParsedStudy, StudyFileError, parse_study, read_items_file, study_create
 from formats.jsonlimits import JSONTooDeep, json_loads_limited
 
+#: The command's option for each field of a SelectionError.
+OPTIONS = {"method": "--select", "metric": "--select", "budget": "--budget", "scores": "--scores", "seed": "--seed"}
+
 
 class Command(BaseCommand):
     help = ("Create a study with its items and candidates from a study file; prints the slug. A file without a "
@@ -60,7 +63,7 @@ class Command(BaseCommand):
                 method=method, metric=metric, budget=options["budget"], seed=options["seed"],
                 scores_name=Path(options["scores"]).name if options["scores"] else "", scores_text=scores_text))
         except SelectionError as exc:
-            lines = [f"--{field}: {message}" for field, messages in exc.errors.items() for message in messages]
+            lines = [f"{OPTIONS[field]}: {message}" for field, messages in exc.errors.items() for message in messages]
             raise CommandError("\n".join(lines) + "\nnothing stored")
         return apply_selection(parsed, selection)
 
