@@ -125,7 +125,7 @@ class ItemSelectionForm(forms.Form):
                                             "ids, systems its candidates' systems.")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if not data.get("select_method"):
             for name in ("select_metric", "select_budget", "scores_file"):
                 if data.get(name):
