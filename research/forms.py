@@ -1,5 +1,5 @@
-"""Forms of the comparison page (run registry evaluators, upload a score file, pick comparison options) and of the
-planning page."""
+"""Forms of the comparison page (run registry evaluators, upload a score file, pick comparison options), of the
+planning page and of the import page's item selection."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,6 +12,8 @@ from django.core.validators import MaxValueValidator, RegexValidator
 from evaluators.metrics.registry import evaluators as registered_evaluators
 from evaluators.stats.planning import DEFAULT_POWER, MAX_ITEMS, MIN_ITEMS
 from evaluators.comparison.core import HUMAN_SCORES
+from evaluators.stats.selection import METHODS, SIMILARITIES
+from evaluators.study_selection import BUILT_IN_METRICS
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
@@ -132,4 +134,32 @@ class PlanForm(forms.Form):
             self.add_error("pair_b", "Choose two different systems.")
         if not self.errors and data.get("items") is None and not a:
             self.add_error("items", "Give the planned number of items, or a pair to size the study for.")
+class ItemSelectionForm(forms.Form):
+    """The import page's optional "Select items": a method, its metric, a budget (docs/efficient-evaluation.md)."""
+
+    select_method = forms.ChoiceField(
+        label="Select items", required=False,
+        choices=[("", "No: every item of the file"), *((m, m) for m in METHODS)],
+        help_text="Create the study on the most useful items only (subset2evaluate's methods; Zouhar et al., 2025).")
+    select_metric = forms.CharField(
+        label="Metric", required=False, max_length=200,
+        help_text=f"metric_avg/var/cons: a scorer of the score file, or {', '.join(BUILT_IN_METRICS)} computed "
+                  f"against each item's reference. diversity: the similarity ({', '.join(SIMILARITIES)}; blank: "
+                  "unigram). random: blank.")
+    select_budget = forms.CharField(label="Budget", required=False, max_length=20,
+                                    help_text="N items, or P% of them (rounded down).")
+    select_seed = forms.IntegerField(label="Seed", required=False, min_value=0, max_value=2 ** 63 - 1, initial=0,
+                                     help_text="random: the seed (blank: 0).")
+    scores_file = forms.FileField(label="Score file (optional)", required=False,
+                                  help_text="Long CSV system,segment,scorer,score: segments are the study file's item "
+                                            "ids, systems its candidates' systems.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("select_method"):
+            for name in ("select_metric", "select_budget", "scores_file"):
+                if data.get(name):
+                    self.add_error(name, "Only with a selection method.")
+        elif not data.get("select_budget"):
+            self.add_error("select_budget", "A selection needs a budget: N items or P%.")
         return data

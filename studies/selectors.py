@@ -38,7 +38,7 @@ def study_file_summary(parsed: ParsedStudy) -> dict[str, Any]:
         "n_needed": (len(items) + n_spam) * redundancy,
         # every other setting, once: redundancy and spam_rate are in the lines above (with what they give)
         "settings": {k: v for k, v in fields.items()
-                     if k not in ("slug", "title", "protocol", "description", "redundancy", "spam_rate")},
+                     if k not in ("slug", "title", "protocol", "description", "redundancy", "spam_rate", "provenance")},
     }
 
 

@@ -103,6 +103,13 @@ def _collection(study: Any) -> dict[str, Any]:
                                   ("format", "format_name", "file", "sha256", "source", "imported_at")}}
 
 
+def _selection(study: Any) -> dict[str, Any] | None:
+    """How the items were selected before import (``import_study --select``, the import page), or None."""
+    record = study.provenance if isinstance(study.provenance, dict) else {}
+    selection = record.get("selection")
+    return dict(selection) if isinstance(selection, dict) else None
+
+
 def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:
     rows = set(Candidate.objects.filter(item__study=study, item__is_spam=False).values_list("system", "is_reference"))
     return sorted({s for s, _ in rows}), sorted({s for s, is_ref in rows if is_ref})
@@ -136,6 +143,7 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
         "kind": kind,
         "unit": study.unit,
         "n_items": study.items.filter(is_spam=False).count(),
+        "selection": _selection(study),
         "systems": systems,
         "references": references,
         **{k: v for k, v in data.items() if k != "timing"},
@@ -169,6 +177,7 @@ def file_facts(data: dict[str, Any], *, source: str, protocol: str, frame: pd.Da
         "kind": protocol_named(protocol).file_facts_kind(),
         "unit": None,
         "n_items": int(real["item"].nunique()) if len(real) else 0,
+        "selection": None,
         "systems": sorted(set(real["system"])) if len(real) else [],
         "references": sorted(set(real.loc[real["is_reference"].astype(bool), "system"])) if len(real) else [],
         **{k: v for k, v in data.items() if k != "timing"},
@@ -287,6 +296,39 @@ def systems_clause(facts: dict) -> str:
         hidden = " as a hidden control" if (facts.get("recorded") or {}).get("blinding") is True else ""
         words += f" including the human reference{plural} {', '.join(references)}{hidden}"
     return words
+
+
+SELECTION_WORDS = {
+    "metric_avg": "the items with the lowest mean score over the systems first",
+    "metric_var": "the items on which the systems' scores vary most first",
+    "metric_cons": "the items whose ranking of the systems agrees most with the ranking over all items first",
+}
+SIMILARITY_WORDS = {"unigram": "unigram overlap", "bleu": "sentence BLEU", "chrf": "chrF"}
+
+
+def selection_sentence(facts: dict) -> str:
+    """How the items were selected from a larger study file, as recorded ("" when nothing was selected)."""
+    selection = facts.get("selection")
+    if not selection:
+        return ""
+    lead = f"The {selection['n_kept']} items were selected from {selection['n_total']}"
+    method = str(selection.get("method"))
+    cite = f" ({selection.get('source') or 'subset2evaluate; Zouhar et al., 2025'})"
+    if method == "random":
+        return f"{lead} at random (seed {selection.get('seed')}){cite}."
+    if method == "diversity":
+        similarity = SIMILARITY_WORDS.get(str(selection.get("similarity")), selection.get("similarity"))
+        return f"{lead} by diversity{cite}: the items whose candidates' texts are least alike ({similarity}) first."
+    scores = selection.get("scores") or {}
+    metric = selection.get("metric")
+    if scores.get("source") == "computed":
+        where = " of the candidates against each item's reference (sacrebleu, sentence level, computed at import)"
+    elif scores.get("file"):
+        where = f" from the file {scores['file']}"
+    else:
+        where = ""
+    order = SELECTION_WORDS.get(method)
+    return f"{lead} by {method} on {metric} scores{where}{cite}" + (f": {order}." if order else ".")
 
 
 def timing_clause(facts: dict) -> str:

@@ -12,6 +12,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.pages.links import invitation_url, prolific_url
 from annotation.handout.services import annotators_create
 from config.http import HtmxHttpRequest
+from evaluators.study_selection import Selection, SelectionError, SelectionRequest, apply_selection, select_items
+from research.forms import ItemSelectionForm
 
 from annotation.dashboard import progress
 from studies import selectors as study_selectors
@@ -29,6 +31,13 @@ from studies.models import Role, Status, Study
 IMPORT_SESSION_KEY = "studies.import"
 #: Set by the import preview's "Normalise typography": the study is created with normalise_typography on.
 IMPORT_NORMALISE_KEY = "studies.import.normalise_typography"
+#: The import page's "Select items" (method, metric, budget, seed, score file): redone at "Create", never stored before.
+IMPORT_SELECTION_KEY = "studies.import.selection"
+#: The selection form's field of each SelectionError field.
+SELECTION_FIELDS = {"method": "select_method", "metric": "select_metric", "budget": "select_budget",
+                    "scores": "scores_file", "seed": "select_seed"}
+#: The preview lists at most this many kept items.
+SELECTION_SHOWN = 200
 
 
 def _typographic_cues(blinding: BlindingReport) -> bool:
@@ -221,11 +230,26 @@ def export_response(study: Study, *, fmt: str, history: bool = False) -> Streami
     return response
 
 
+def _import_parsed(texts: dict, selection: dict | None) -> tuple[ParsedStudy, Selection | None]:
+    """The uploaded study file parsed, and with "Select items" only the kept items (StudyFileError, SelectionError)."""
+    data, items = load_study_texts(**texts)
+    parsed = parse_study(data, items)
+    if not selection:
+        return parsed, None
+    chosen = select_items(parsed, SelectionRequest(**selection))
+    return apply_selection(parsed, chosen), chosen
+
+
+def _import_forget(request: HttpRequest) -> None:
+    for key in (IMPORT_SESSION_KEY, IMPORT_NORMALISE_KEY, IMPORT_SELECTION_KEY):
+        request.session.pop(key, None)
+
+
 @require_http_methods(["GET", "POST"])
 @staff_member_required
 def study_import(request: HttpRequest) -> HttpResponse:
-    """Upload → preview (every error, or a summary) → create. Nothing is stored before "Create"."""
-    context: dict = {"form": StudyImportForm(), "errors": [], "summary": None}
+    """Upload → preview (every error, or a summary and the items a selection keeps) → create. Nothing stored before."""
+    context: dict = {"form": StudyImportForm(), "select_form": ItemSelectionForm(), "errors": [], "summary": None}
     step = request.POST.get("step") if request.method == "POST" else None
     if step in ("create", "normalise"):
         texts = request.session.get(IMPORT_SESSION_KEY)
@@ -235,49 +259,81 @@ def study_import(request: HttpRequest) -> HttpResponse:
         if step == "normalise":  # the preview's "Normalise typography": preview again, as it will be created
             request.session[IMPORT_NORMALISE_KEY] = True
         try:
-            data, items = load_study_texts(**texts)
-            parsed = parse_study(data, items)
+            parsed, selection = _import_parsed(texts, request.session.get(IMPORT_SELECTION_KEY))
             if request.session.get(IMPORT_NORMALISE_KEY):
                 parsed.fields["normalise_typography"] = True
             if step == "normalise":
-                return _import_preview(request, context, parsed)
+                return _import_preview(request, context, parsed, selection)
             study = study_create(parsed=parsed)
             access.study_created_by(study, request.user, how="import page")
         except StudyFileError as exc:  # e.g. the slug was taken since the preview
             context["errors"] = _error_rows(exc.errors)
             return render(request, "studies/import.html", context, status=400)
-        del request.session[IMPORT_SESSION_KEY]
-        request.session.pop(IMPORT_NORMALISE_KEY, None)
+        except SelectionError as exc:
+            context["errors"] = [{"where": SELECTION_FIELDS[f], "what": m} for f, ms in exc.errors.items() for m in ms]
+            return render(request, "studies/import.html", context, status=400)
+        _import_forget(request)
         typography = " Typography is normalised on annotators' screens." if study.normalise_typography else ""
-        messages.success(request, f"Study {study.slug!r} created with {study.items.count()} items.{typography}")
+        selected = (f", selected from {selection.n_total} by {selection.request.method}" if selection else "")
+        messages.success(request, f"Study {study.slug!r} created with {study.items.count()} items{selected}."
+                                  f"{typography}")
         return redirect("studies:detail", slug=study.slug)
     if request.method == "POST":
         form = StudyImportForm(request.POST, request.FILES)
-        context["form"] = form
-        if not form.is_valid():
+        select_form = ItemSelectionForm(request.POST, request.FILES)
+        context.update(form=form, select_form=select_form)
+        if not (form.is_valid() & select_form.is_valid()):  # both forms' errors at once
+            _import_forget(request)
             return render(request, "studies/import.html", context, status=400)
+        chosen = select_form.cleaned_data
+        selection_params = None
+        if chosen["select_method"]:
+            upload = chosen.get("scores_file")
+            try:
+                scores_text = decode_upload(upload, "score file") if upload else None
+            except StudyFileError as exc:
+                select_form.add_error("scores_file", exc.errors[0])
+                _import_forget(request)
+                return render(request, "studies/import.html", context, status=400)
+            selection_params = {"method": chosen["select_method"], "metric": chosen["select_metric"].strip(),
+                                "budget": chosen["select_budget"], "seed": chosen["select_seed"] or 0,
+                                "scores_name": upload.name if upload else "", "scores_text": scores_text}
         try:
             study_text = decode_upload(form.cleaned_data["study_file"], "study file")
             items_upload = form.cleaned_data.get("items_file")
             items_name = items_upload.name if items_upload else ""
             items_text = decode_upload(items_upload, f"items file {items_name}") if items_upload else ""
             texts = {"study_text": study_text, "items_name": items_name, "items_text": items_text}
-            data, items = load_study_texts(**texts)
-            parsed = parse_study(data, items)
+            parsed, selection = _import_parsed(texts, selection_params)
         except StudyFileError as exc:
-            request.session.pop(IMPORT_SESSION_KEY, None)
-            request.session.pop(IMPORT_NORMALISE_KEY, None)
+            _import_forget(request)
             context["errors"] = _error_rows(exc.errors)
+            return render(request, "studies/import.html", context, status=400)
+        except SelectionError as exc:
+            _import_forget(request)
+            for field, problems in exc.errors.items():
+                for problem in problems:
+                    select_form.add_error(SELECTION_FIELDS[field], problem)
             return render(request, "studies/import.html", context, status=400)
         request.session[IMPORT_SESSION_KEY] = texts
         request.session.pop(IMPORT_NORMALISE_KEY, None)  # a new file starts with its own setting
-        return _import_preview(request, context, parsed)
+        if selection_params:
+            request.session[IMPORT_SELECTION_KEY] = selection_params
+        else:
+            request.session.pop(IMPORT_SELECTION_KEY, None)
+        return _import_preview(request, context, parsed, selection)
     return render(request, "studies/import.html", context)
 
 
-def _import_preview(request: HttpRequest, context: dict, parsed: ParsedStudy) -> HttpResponse:
-    """The import page's preview of a parsed file: summary, blinding warnings, "Normalise typography", "Create"."""
+def _import_preview(request: HttpRequest, context: dict, parsed: ParsedStudy,
+                    selection: Selection | None = None) -> HttpResponse:
+    """The import page's preview of a parsed file: summary, the selection, blinding warnings, "Normalise typography"."""
     context["summary"] = study_selectors.study_file_summary(parsed)
+    if selection is not None:
+        context["selection"] = {"record": selection.record(),
+                                "kept": [{"rank": rank, "id": ext, "utility": utility} for rank, (ext, utility)
+                                         in enumerate(selection.ranked[:len(selection.kept)][:SELECTION_SHOWN], 1)],
+                                "n_hidden": max(0, len(selection.kept) - SELECTION_SHOWN)}
     context["blinding"] = blinding = parsed_study_lint(fields=parsed.fields, items=parsed.items)
     if _typographic_cues(blinding):
         # Nothing is stored yet, so nobody has seen the texts: the setting may always be turned on here.

@@ -192,7 +192,7 @@ def free_copy_title(study: Study) -> str:
 
 
 #: ``prolific_study_id``: a copy is another Prolific study, so its entry starts off (docs/crowd.md);
-#: ``provenance``: a copy collects its own judgments.
+#: ``provenance``: a copy collects its own judgments (its items' selection is kept: ``study_copy``).
 _NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance", "prolific_study_id"}
 
 
@@ -213,7 +213,10 @@ def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
     if errors:
         raise StudyCopyError(errors)
     values = {f.attname: getattr(study, f.attname) for f in Study._meta.concrete_fields if f.attname not in _NOT_COPIED}
-    new = Study(slug=slug, title=title.strip() or free_copy_title(study), status=Status.DRAFT, **values)
+    # The copy holds the same items, so how they were selected from their study file still describes it.
+    selection = study.provenance.get("selection") if isinstance(study.provenance, dict) else None
+    new = Study(slug=slug, title=title.strip() or free_copy_title(study), status=Status.DRAFT,
+                provenance={"selection": selection} if selection else {}, **values)
     try:
         new.full_clean()
     except ValidationError as exc:

@@ -182,3 +182,92 @@ def test_the_preview_names_redundancy_once_and_the_admin_form_has_the_same_range
         with pytest.raises(ValidationError):
             field.clean(bad)
     assert field.clean(100) == 100
+
+
+# ---------------------------------------------------------------- "Select items": the study on the selected items
+def _scores_csv(n_items: int, *, skip: tuple[str, str] | None = None) -> str:
+    """chrF per (system, item): sys1 - sys2 grows with the item number, so metric_var ranks the last items first."""
+    lines = ["system,segment,scorer,score"]
+    for j in range(n_items):
+        for system, value in (("sys1", 50 + j), ("sys2", 50 - j)):
+            if skip != (system, f"ext-{j}"):
+                lines.append(f"{system},ext-{j},chrF,{value}")
+    return "\n".join(lines) + "\n"
+
+
+def _select_post(data: dict, **fields: object) -> dict:
+    return {"step": "preview", "study_file": upload("s.json", json.dumps(data)), **fields}
+
+
+def test_select_items_previews_the_kept_items_and_creates_the_study_on_them(staff):
+    data = study_file(slug="sel", n_items=10, n_candidates=3, settings={"spam_rate": 0.5})
+    response = staff.post(URL, _select_post(data, select_method="metric_var", select_metric="chrF",
+                                            select_budget="30%", scores_file=upload("chrf.csv", _scores_csv(10))))
+    assert response.status_code == 200
+    assert [row["id"] for row in response.context["selection"]["kept"]] == ["ext-9", "ext-8", "ext-7"]
+    assert response.context["summary"]["n_items"] == 3
+    page = response.content.decode()
+    assert "Selected items: 3 of 10" in page and "<code>ext-9</code>" in page and "ext-0</code>" not in page
+    assert not Study.objects.exists()  # the preview stores nothing
+    created = staff.post(URL, {"step": "create"})
+    assert created.status_code == 302
+    study = Study.objects.get(slug="sel")
+    real = set(study.items.filter(is_spam=False).values_list("external_id", flat=True))
+    assert real == {"ext-7", "ext-8", "ext-9"}
+    assert {i.spam_of.external_id for i in study.items.filter(is_spam=True).select_related("spam_of")} <= real
+    record = study.provenance["selection"]
+    assert (record["method"], record["metric"], record["n_kept"], record["n_total"]) == ("metric_var", "chrF", 3, 10)
+    assert record["scores"]["file"] == "chrf.csv"
+
+
+def test_without_a_selection_every_item_is_created_and_nothing_is_recorded(staff):
+    staff.post(URL, _select_post(study_file(slug="all", n_items=4)))
+    staff.post(URL, {"step": "create"})
+    study = Study.objects.get(slug="all")
+    assert study.items.filter(is_spam=False).count() == 4 and study.provenance == {}
+
+
+def test_a_text_method_needs_no_score_file(staff):
+    response = staff.post(URL, _select_post(study_file(slug="div", n_items=6), select_method="random",
+                                            select_budget="2", select_seed="5"))
+    assert response.status_code == 200 and len(response.context["selection"]["kept"]) == 2
+    staff.post(URL, {"step": "create"})
+    assert Study.objects.get(slug="div").provenance["selection"]["seed"] == 5
+
+
+@pytest.mark.parametrize("fields, field, fragment", [
+    ({"select_method": "metric_var", "select_metric": "chrF", "select_budget": "0"}, "select_budget", "at least 1"),
+    ({"select_method": "metric_var", "select_metric": "chrF"}, "select_budget", "needs a budget"),
+    ({"select_method": "best", "select_budget": "3"}, "select_method", "not one of the available choices"),
+    ({"select_method": "metric_var", "select_budget": "3"}, "select_metric", "needs a metric"),
+    ({"select_method": "metric_var", "select_metric": "comet", "select_budget": "3"}, "select_metric",
+     "'comet' is not computed here"),
+    ({"select_method": "metric_var", "select_metric": "BLEU", "select_budget": "3", "with_scores": True},
+     "select_metric", "no scorer 'BLEU'"),
+    ({"select_method": "metric_var", "select_metric": "chrF", "select_budget": "3", "with_scores": "gap"},
+     "scores_file", "no score for system 'sys2' on item 'ext-4'"),
+    ({"select_method": "random", "select_budget": "3", "with_scores": True}, "scores_file", "reads no scores"),
+    ({"select_budget": "3"}, "select_budget", "Only with a selection method"),
+    ({"select_method": "random", "select_budget": "3", "select_seed": "-1"}, "select_seed", "greater than or equal"),
+])
+def test_bad_selection_values_are_shown_at_their_field_and_nothing_is_stored(staff, fields, field, fragment):
+    fields = dict(fields)
+    with_scores = fields.pop("with_scores", None)
+    if with_scores:
+        fields["scores_file"] = upload("chrf.csv", _scores_csv(8, skip=("sys2", "ext-4") if with_scores == "gap"
+                                                               else None))
+    response = staff.post(URL, _select_post(study_file(slug="bad-sel", n_items=8), **fields))
+    assert response.status_code == 400
+    errors = response.context["select_form"].errors
+    assert fragment in " ".join(errors.get(field, [])), errors
+    assert f"{field}: " in response.content.decode()
+    assert response.context["summary"] is None and not Study.objects.exists()
+    assert staff.post(URL, {"step": "create"}).status_code == 302 and not Study.objects.exists()
+
+
+def test_a_score_file_that_is_not_utf8_is_named_at_its_field(staff):
+    response = staff.post(URL, _select_post(study_file(slug="u8", n_items=4), select_method="metric_avg",
+                                            select_metric="chrF", select_budget="2",
+                                            scores_file=upload("s.csv", b"system,segment\xff")))
+    assert response.status_code == 400 and "not UTF-8" in " ".join(response.context["select_form"].errors["scores_file"])
+    assert not Study.objects.exists()

@@ -101,6 +101,12 @@ FLIPS = [
     ("n_items", 4321, "items and", "The study had 4321 items"),
     ("references", ["HUMAN-X"], "", "including the human reference HUMAN-X"),
     ("recorded.controls.auto_exclude_share", 0.4, "", "annotators failing more than 40% of the controls"),
+    ("selection", {"method": "metric_var", "metric": "chrF", "similarity": None, "seed": None, "budget": "3",
+                   "n_kept": 3, "n_total": 8, "n_systems": 2, "kept_sha256": "0" * 64,
+                   "scores": {"source": "file", "file": "s.csv", "sha256": "1" * 64, "reference": None},
+                   "source": "subset2evaluate; Zouhar et al., 2025"},
+     "", "The 3 items were selected from 8 by metric_var on chrF scores from the file s.csv (subset2evaluate; "
+         "Zouhar et al., 2025): the items on which the systems' scores vary most first."),
     ("collection", {"how": "imported", "format": "export", "format_name": "FORMAT-N", "file": "F.csv",
                     "source": "SOURCE-S", "sha256": None, "imported_at": None},
      "We collected human judgments with", "they come from SOURCE-S (the file F.csv, in FORMAT-N)"),
@@ -149,6 +155,43 @@ def test_each_clause_follows_its_fact(native, path, value, before, after):
     assert after in changed
     if path == "recorded.blinding":
         assert "system names hidden" not in changed and "hidden control" not in changed
+
+
+SELECTED = {"method": "metric_avg", "metric": "chrf", "similarity": None, "seed": None, "budget": "50%",
+            "n_kept": 4, "n_total": 9, "n_systems": 2, "kept_sha256": "0" * 64, "source": "SRC",
+            "scores": {"source": "computed", "file": None, "sha256": None, "reference": "REF"}}
+
+
+def test_the_selection_sentence_follows_each_recorded_method(native):
+    _, report = native
+    assert report["facts"]["selection"] is None and "were selected from" not in paper.methods_paragraph(report)
+    computed = paragraph(report, a=_set("selection", SELECTED))
+    assert ("The 4 items were selected from 9 by metric_avg on chrf scores of the candidates against each item's "
+            "reference (sacrebleu, sentence level, computed at import) (SRC): the items with the lowest mean score "
+            "over the systems first.") in computed
+    drawn = paragraph(report, a=_set("selection", {**SELECTED, "method": "random", "metric": None, "seed": 7,
+                                                   "scores": {"source": None}}))
+    assert "The 4 items were selected from 9 at random (seed 7) (SRC)." in drawn and "chrf" not in drawn
+    diverse = paragraph(report, a=_set("selection", {**SELECTED, "method": "diversity", "metric": None,
+                                                     "similarity": "bleu", "scores": {"source": "texts"}}))
+    assert "by diversity (SRC): the items whose candidates' texts are least alike (sentence BLEU) first." in diverse
+
+
+def test_a_study_created_on_selected_items_says_so(tmp_path):
+    from tests.factories import study_file
+    data = study_file(slug="picked", n_items=8, n_candidates=3, settings={"spam_rate": 0.0, "allow_ties": True})
+    path = tmp_path / "study.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    call_command("import_study", str(path), "--select", "random", "--budget", "5", "--seed", "3",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    study = Study.objects.get(slug="picked")
+    answer_all(study, annotators_create(study=study, count=2))
+    report = study_report(study, n_boot=20)
+    selection = report["facts"]["selection"]
+    assert (selection["method"], selection["seed"], selection["n_kept"], selection["n_total"]) == ("random", 3, 5, 8)
+    assert report["facts"]["n_items"] == 5
+    assert "The 5 items were selected from 8 at random (seed 3) (subset2evaluate; Zouhar et al., 2025)." \
+        in paper.methods_paragraph(report)
 
 
 def test_source_shown_and_controls_follow_their_facts(native):
