@@ -134,6 +134,9 @@ class PlanForm(forms.Form):
             self.add_error("pair_b", "Choose two different systems.")
         if not self.errors and data.get("items") is None and not a:
             self.add_error("items", "Give the planned number of items, or a pair to size the study for.")
+        return data
+
+
 class ItemSelectionForm(forms.Form):
     """The import page's optional "Select items": a method, its metric, a budget (docs/efficient-evaluation.md)."""
 
