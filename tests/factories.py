@@ -59,6 +59,11 @@ def study_file(*, slug: str = "s", protocol: str = "ranking", n_items: int = 10,
     return {"slug": slug, "title": f"Study {slug}", "protocol": protocol, "settings": base, "items": items}
 
 
+def owned_import(*, data: Any, status: str | None = None, owner: Any = "owner") -> Study:
+    """``study_import`` of a test's own study file, the study given ``owner`` (see :func:`owned`)."""
+    return owned(study_import(data=data, status=status), owner)
+
+
 def make_study(*, status: str = "open", owner: Any = "owner", **kwargs: Any) -> Study:
     """An imported study, open by default (imports default to draft; most tests hand out work at once), owned by
     the ``owner`` persona unless ``owner`` says otherwise (see :func:`owned`)."""
