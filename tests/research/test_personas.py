@@ -79,21 +79,26 @@ class Endpoint:
         return self.label or self.name
 
 
+def slug_and(*rest: str) -> Callable[[Study], list[Any]]:
+    """The URL arguments: the study's slug, then ``rest``."""
+    return lambda s: [s.slug, *rest]
+
+
 #: Every GET of a study: pages, downloads and the researcher API.
 GETS = [
     Endpoint("studies:detail", "view"),
     Endpoint("evaluators:report", "report"),
     Endpoint("evaluators:report-json", "report"),
-    *[Endpoint("evaluators:report-csv", "report", lambda s, t=t: [s.slug, t], label=f"{t}.csv") for t in TABLES],
-    Endpoint("evaluators:report-csv", "export", lambda s: [s.slug, "ratings"], label="ratings.csv"),
-    *[Endpoint("evaluators:report-paper", "report", lambda s, t=t, e=e: [s.slug, t, e], label=f"{t}.{e}")
+    *[Endpoint("evaluators:report-csv", "report", slug_and(t), label=f"{t}.csv") for t in TABLES],
+    Endpoint("evaluators:report-csv", "export", slug_and("ratings"), label="ratings.csv"),
+    *[Endpoint("evaluators:report-paper", "report", slug_and(t, e), label=f"{t}.{e}")
       for t in TABLE_NAMES for e in ("tex", "md")],
     Endpoint("studies:preview", "preview"),
     Endpoint("studies:quality", "quality"),
     Endpoint("studies:annotator", "quality", lambda s: [s.slug, _annotator_code(s)]),
     Endpoint("compare-report", "compare"),
     Endpoint("compare-jobs", "compare"),
-    *[Endpoint("studies:export", "export", lambda s, f=f: [s.slug, f], label=f"export.{f}") for f in FORMATS],
+    *[Endpoint("studies:export", "export", slug_and(f), label=f"export.{f}") for f in FORMATS],
     Endpoint("studies:links-csv", "invite"),
     Endpoint("api-study-judgments", "export", api=True),
     Endpoint("api-study-agreement", "report", api=True),
