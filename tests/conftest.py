@@ -3,8 +3,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from typing import Any, Callable
+
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
+
+from tests.factories import member_of, persona
 
 LOCALE = Path(__file__).resolve().parents[1] / "locale"
 
@@ -59,10 +64,70 @@ def api() -> APIClient:
     return APIClient()
 
 
+# --- Personas (docs/access.md) ------------------------------------------------------------------------------
+# A researcher page or API endpoint is opened as one of these, so that every test goes through the per-study
+# access rule (studies/access/rules.py) as the role it means; a test needing a superuser asks for ``superuser``.
+
+
 @pytest.fixture
-def staff(client, admin_user):
-    """Django's test client logged in as a superuser (the researcher pages and the admin)."""
-    client.force_login(admin_user)
+def owner(db):
+    """The staff account (not a superuser) that owns every study tests.factories.make_study makes: a manager."""
+    return persona("owner")
+
+
+@pytest.fixture
+def outsider(db):
+    """A staff account with no role on any study: every study is a 404 for it."""
+    return persona("outsider")
+
+
+def _member(request, role: str):
+    if "study" not in request.fixturenames:
+        raise pytest.UsageError(f"member_{role} is a member of the test's `study` fixture, and this test has none; "
+                                f"use tests.factories.member_of(study, {role!r})")
+    return member_of(request.getfixturevalue("study"), role)
+
+
+@pytest.fixture
+def member_viewer(request):
+    """A staff account that is a viewer of the test's ``study``."""
+    return _member(request, "viewer")
+
+
+@pytest.fixture
+def member_analyst(request):
+    """A staff account that is an analyst of the test's ``study``."""
+    return _member(request, "analyst")
+
+
+@pytest.fixture
+def member_manager(request):
+    """A staff account that is a manager of the test's ``study`` (a member row, unlike the owner)."""
+    return _member(request, "manager")
+
+
+@pytest.fixture
+def superuser(admin_user):
+    """Django's ``admin`` superuser: every study, every admin page (the server's administrators)."""
+    return admin_user
+
+
+@pytest.fixture
+def login_as(db) -> Callable[[Any], Client]:
+    """``login_as(user)``: a new test client signed in as ``user`` (one per call, so personas can be compared)."""
+
+    def signed_in(user) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return signed_in
+
+
+@pytest.fixture
+def staff(client, owner):
+    """Django's test client signed in as the ``owner`` persona, who owns the studies the test makes."""
+    client.force_login(owner)
     return client
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 from studies.importing.study_file import study_import
 from studies.models import Study
+from tests.factories import owned
 
 SOURCE = "The old ferry leaves the harbour every morning at seven."
 TARGETS = [
@@ -51,4 +52,5 @@ def span_document_file(*, slug: str, protocol: str = "mqm", candidates: int = 5,
 
 
 def span_study(**kwargs: Any) -> Study:
-    return study_import(status="open", data=span_study_file(**kwargs))
+    """An open span study owned by the ``owner`` persona (tests/factories.py)."""
+    return owned(study_import(status="open", data=span_study_file(**kwargs)))

@@ -32,6 +32,16 @@ def _superuser(request: HttpRequest) -> bool:
     return bool(user.is_active and user.is_superuser)
 
 
+def _any_role(request: HttpRequest, action: str) -> bool:
+    """``has_any_role`` asked once per request and role: the admin asks it for every model of the app list and
+    every action, which made a changelist cost one query per question (about 50) for a researcher."""
+    memo: dict[str, bool] = request.__dict__.setdefault("_study_any_role", {})
+    needs = access.ACTIONS[action]
+    if needs not in memo:
+        memo[needs] = access.has_any_role(request.user, action)
+    return memo[needs]
+
+
 class StudyScopedAdmin(admin.ModelAdmin):
     #: The lookup from this admin's model to its study ("" for Study itself).
     study_path: str = "study"
@@ -57,13 +67,13 @@ class StudyScopedAdmin(admin.ModelAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         if _superuser(request):
             return super().has_module_permission(request)
-        return access.has_any_role(request.user, self.view_action)
+        return _any_role(request, self.view_action)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if _superuser(request):
             return super().has_view_permission(request, obj)
         if obj is None:
-            return access.has_any_role(request.user, self.view_action)
+            return _any_role(request, self.view_action)
         return access.can(request.user, self.view_action, self.study_of(obj))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -72,7 +82,7 @@ class StudyScopedAdmin(admin.ModelAdmin):
         if self.change_action is None:
             return False
         if obj is None:
-            return access.has_any_role(request.user, self.change_action)
+            return _any_role(request, self.change_action)
         return access.can(request.user, self.change_action, self.study_of(obj))
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -80,10 +90,10 @@ class StudyScopedAdmin(admin.ModelAdmin):
 
     # Action permissions (``@admin.action(permissions=[...])``): offered when the role exists on some study.
     def has_manage_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request) or access.has_any_role(request.user, "settings")
+        return _superuser(request) or _any_role(request, "settings")
 
     def has_analyse_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request) or access.has_any_role(request.user, "export")
+        return _superuser(request) or _any_role(request, "export")
 
 
 def related_only(field: str) -> tuple[str, type[admin.RelatedOnlyFieldListFilter]]:

@@ -126,7 +126,21 @@ class MembershipFormSet(forms.BaseInlineFormSet):
                     inner.attrs["aria-label"] = label
 
 
-class MembershipInline(admin.TabularInline):
+class StudyRowsInline(admin.TabularInline):
+    """An inline whose rows belong to a study: a non-superuser's rows are those of the studies they have a role on.
+
+    Django empties an inline's queryset when ``has_view_permission(request)`` without an object is false, which
+    it is for a researcher (the role is per study; the inline checks it on the parent object), so a manager's
+    item page showed no candidates and their study form no members."""
+    study_path = "study"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        if request.user.is_superuser:
+            return super().get_queryset(request)
+        return self.model._default_manager.filter(**{f"{self.study_path}__in": access.studies_visible_to(request.user)})
+
+
+class MembershipInline(StudyRowsInline):
     """The study's members (docs/access.md): managers add, change and remove them; changes go to the audit log."""
     model = StudyMembership
     formset = MembershipFormSet
@@ -334,8 +348,9 @@ class CandidateFormSet(forms.BaseInlineFormSet):
                     raise forms.ValidationError(list(errors.values()))
 
 
-class CandidateInline(admin.TabularInline):
+class CandidateInline(StudyRowsInline):
     model = Candidate
+    study_path = "item__study"
     form = CandidateAdminForm
     formset = CandidateFormSet
     extra = 0

@@ -148,14 +148,18 @@ def test_revision_history_lists_every_revision(staff):
     assert ">r1<" in page and ">r2<" in page and "superseded" in page and "current" in page
 
 
-def test_study_with_judgments_cannot_be_deleted_from_admin(staff):
+def test_study_with_judgments_cannot_be_deleted_from_admin(staff, superuser, login_as):
+    """Deleting is for superusers only (docs/access.md), and not even they delete a study with judgments."""
     study = make_study(slug="keep", n_items=1)
     judge(study, 1, 1)
-    response = staff.post(reverse("admin:studies_study_delete", args=[study.pk]), {"post": "yes"})
+    root = login_as(superuser)
+    response = root.post(reverse("admin:studies_study_delete", args=[study.pk]), {"post": "yes"})
     assert response.status_code in (200, 403)  # the confirmation page lists what it may not delete
     assert Study.objects.filter(slug="keep").exists() and Judgment.objects.count() == 1
     empty = make_study(slug="empty", n_items=1)
-    staff.post(reverse("admin:studies_study_delete", args=[empty.pk]), {"post": "yes"})
+    assert staff.post(reverse("admin:studies_study_delete", args=[empty.pk]), {"post": "yes"}).status_code == 403
+    assert Study.objects.filter(slug="empty").exists()  # its owner may not delete it
+    root.post(reverse("admin:studies_study_delete", args=[empty.pk]), {"post": "yes"})
     assert not Study.objects.filter(slug="empty").exists()
 
 

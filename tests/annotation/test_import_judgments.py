@@ -209,7 +209,7 @@ def test_unknown_formats_and_taken_slugs_are_named(tmp_path):
 
 def test_import_judgments_is_owned_by_user_and_refuses_to_guess(tmp_path, django_user_model):
     source = make_study(slug="src", protocol="choice", n_items=2, n_candidates=2,
-                        settings={"redundancy": 1, "options": ["neither"]})
+                        settings={"redundancy": 1, "options": ["neither"]}, owner=None)
     judge(source, 1, lambda k, a, c: {"choice": "neither"})
     path = tmp_path / "src.csv"
     path.write_text(export("src", "csv"))
@@ -221,4 +221,4 @@ def test_import_judgments_is_owned_by_user_and_refuses_to_guess(tmp_path, django
     with pytest.raises(CommandError) as refused:
         call_command("import_judgments", str(path), "--format", "export", "--slug", "a2", stdout=io.StringIO())
     assert "several superusers" in str(refused.value) and not Study.objects.filter(slug="a2").exists()
-    assert source.owner is None
+    assert Study.objects.get(slug="src").owner is None  # importing its judgments does not claim the source

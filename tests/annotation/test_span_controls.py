@@ -20,10 +20,10 @@ from annotation.handout.services import annotators_create, assignment_next, judg
 from annotation.quality.span_controls import (ControlError, score_drop_p, span_check_passed, span_control_summary,
                                       study_span_controls)
 from studies.controls import error_injection as ei
-from studies.importing.study_file import study_import
 from studies.models import Candidate, Item
 from studies.controls.spam import CONTROL_ERROR_KEY
 from tests.conftest import annotator_client
+from tests.factories import owned_import, persona
 
 TEXTS = [
     "The minister said that he is not ready, but the council voted anyway.",
@@ -57,9 +57,9 @@ def degraded(item: Item) -> Candidate:
 
 @pytest.mark.django_db
 def test_generation_is_seeded_and_deterministic():
-    first = study_import(status="open", data=span_study_file("one"))
-    second = study_import(status="open", data=span_study_file("two"))
-    other_seed = study_import(status="open", data=span_study_file("three", seed=8))
+    first = owned_import(status="open", data=span_study_file("one"))
+    second = owned_import(status="open", data=span_study_file("two"))
+    other_seed = owned_import(status="open", data=span_study_file("three", seed=8))
 
     def fingerprint(study):
         return [(c.spam_of.external_id, degraded(c).system, degraded(c).text, c.metadata[CONTROL_ERROR_KEY])
@@ -72,7 +72,7 @@ def test_generation_is_seeded_and_deterministic():
 
 @pytest.mark.django_db
 def test_each_control_changes_one_candidate_exactly_where_its_record_says():
-    study = study_import(status="open", data=span_study_file("where", spam_rate=0.5))
+    study = owned_import(status="open", data=span_study_file("where", spam_rate=0.5))
     for control in controls_of(study):
         bad = degraded(control)
         original = control.spam_of.candidates.get(system=bad.system)
@@ -264,7 +264,7 @@ def quality_json(slug: str) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.django_db
 def test_quality_json_reports_checks_seen_and_missed_for_an_mqm_study():
-    study = study_import(status="open", data=span_study_file("mqm-q", redundancy=3))
+    study = owned_import(status="open", data=span_study_file("mqm-q", redundancy=3))
     careful, mild, blind = annotators_create(study=study, count=3)
     assert work_through(careful, mqm_answer("major")) == 3
     assert work_through(mild, mqm_answer("minor")) == 3
@@ -281,7 +281,7 @@ def test_quality_json_reports_checks_seen_and_missed_for_an_mqm_study():
 
 @pytest.mark.django_db
 def test_a_major_span_elsewhere_misses_and_spam_check_failed_agrees():
-    study = study_import(status="open", data=span_study_file("mqm-else"))
+    study = owned_import(status="open", data=span_study_file("mqm-else"))
     annotator = annotators_create(study=study)[0]
     work_through(annotator, mqm_answer("major", elsewhere=True))
     q = annotator_quality(annotator=annotator)
@@ -296,7 +296,7 @@ def test_a_major_span_elsewhere_misses_and_spam_check_failed_agrees():
 
 @pytest.mark.django_db
 def test_auto_exclusion_applies_to_span_controls_after_the_minimum_checks():
-    study = study_import(status="open", data=span_study_file(
+    study = owned_import(status="open", data=span_study_file(
         "mqm-auto", spam_rate=0.5, auto_exclude_share=0.5, auto_exclude_min_checks=3))
     careless, careful = annotators_create(study=study, count=2)
     work_through(careless, mqm_answer("minor"))
@@ -310,7 +310,7 @@ def test_auto_exclusion_applies_to_span_controls_after_the_minimum_checks():
 
 @pytest.mark.django_db
 def test_auto_exclusion_waits_for_the_minimum_number_of_checks():
-    study = study_import(status="open", data=span_study_file(
+    study = owned_import(status="open", data=span_study_file(
         "mqm-wait", spam_rate=0.5, auto_exclude_share=0.5, auto_exclude_min_checks=4))
     careless = annotators_create(study=study)[0]
     work_through(careless, mqm_answer("minor"))
@@ -335,7 +335,7 @@ def esa_answer(original: int, copy: int, severity: str | None = "major") -> Deci
 
 @pytest.mark.django_db
 def test_esa_reports_the_score_drop_p_value():
-    study = study_import(status="open", data=span_study_file("esa-q", protocol="esa", redundancy=2))
+    study = owned_import(status="open", data=span_study_file("esa-q", protocol="esa", redundancy=2))
     dropping, flat = annotators_create(study=study, count=2)
     work_through(dropping, esa_answer(80, 20))
     work_through(flat, esa_answer(50, 50, severity="minor"))
@@ -355,7 +355,7 @@ def test_esa_reports_the_score_drop_p_value():
 
 @pytest.mark.django_db
 def test_da_checks_are_the_score_pairs():
-    study = study_import(status="open", data=span_study_file("da-q", protocol="esa", esa_spans=False))
+    study = owned_import(status="open", data=span_study_file("da-q", protocol="esa", esa_spans=False))
     annotator = annotators_create(study=study)[0]
 
     def decide(assignment: Assignment, candidates: list[Candidate]) -> dict[str, Any]:
@@ -373,7 +373,7 @@ def test_da_checks_are_the_score_pairs():
 
 @pytest.mark.django_db
 def test_the_error_record_never_reaches_the_annotator_page_or_api():
-    study = study_import(status="open", data=span_study_file("mqm-leak", spam_rate=0.5))
+    study = owned_import(status="open", data=span_study_file("mqm-leak", spam_rate=0.5))
     annotator = annotators_create(study=study)[0]
     while (assignment := assignment_next(annotator=annotator)) is not None and not assignment.item.is_spam:
         judgment_submit(assignment=assignment, payload=mqm_answer(None)(assignment, ordered_candidates(assignment)))
@@ -395,15 +395,14 @@ def test_the_error_record_never_reaches_the_annotator_page_or_api():
 
 @pytest.fixture
 def staff_client() -> Client:
-    from django.contrib.auth import get_user_model
     client = Client()
-    client.force_login(get_user_model().objects.create_user("res", password="pw", is_staff=True, is_superuser=True))
+    client.force_login(persona("owner"))  # the owner of the studies the tests make, not a superuser
     return client
 
 
 @pytest.mark.django_db
 def test_qc_page_of_an_esa_study_shows_misses_the_score_drop_and_the_kinds(staff_client):
-    study = study_import(status="open", data=span_study_file("esa-page", protocol="esa", redundancy=2))
+    study = owned_import(status="open", data=span_study_file("esa-page", protocol="esa", redundancy=2))
     dropping, flat = annotators_create(study=study, count=2)
     work_through(dropping, esa_answer(80, 20))
     work_through(flat, esa_answer(50, 50, severity="minor"))
@@ -433,7 +432,7 @@ def test_qc_page_of_a_ranking_study_is_unchanged(staff_client):
 
 @pytest.mark.django_db
 def test_quality_text_table_names_the_rule_and_the_score_drop():
-    study = study_import(status="open", data=span_study_file("esa-text", protocol="esa", auto_exclude_share=0.9))
+    study = owned_import(status="open", data=span_study_file("esa-text", protocol="esa", auto_exclude_share=0.9))
     work_through(annotators_create(study=study)[0], esa_answer(80, 20))
     out = StringIO()
     call_command("quality", "esa-text", stdout=out)
@@ -445,7 +444,7 @@ def test_quality_text_table_names_the_rule_and_the_score_drop():
 
 @pytest.mark.django_db
 def test_annotator_page_lists_a_missed_control_with_where_the_error_was(staff_client):
-    study = study_import(status="open", data=span_study_file("mqm-detail"))
+    study = owned_import(status="open", data=span_study_file("mqm-detail"))
     annotator = annotators_create(study=study)[0]
     work_through(annotator, mqm_answer("minor"))
     html = staff_client.get(f"/studies/mqm-detail/annotators/{annotator.code}/").content.decode()
@@ -464,7 +463,7 @@ def test_document_controls_keep_the_sentence_list_aligned():
         for k, candidate in enumerate(item["candidates"]):
             candidate["sentences"] = [TEXTS[(i + k) % len(TEXTS)], TEXTS[(i + k + 2) % len(TEXTS)]]
             candidate.pop("text")
-    study = study_import(status="open", data=data)
+    study = owned_import(status="open", data=data)
     assert len(controls_of(study)) == 3
     for control in controls_of(study):
         bad = degraded(control)
@@ -487,7 +486,7 @@ def test_a_replaced_content_word_comes_from_candidates_in_the_same_language():
              for lang, texts in (("en", english), ("fr", french)) for i, text in enumerate(texts)]
     data = {"slug": "mixed", "title": "Mixed", "protocol": "esa", "items": items,
             "settings": {"redundancy": 1, "spam_rate": 0.5, "seed": 3, "instructions": "Score.", "unit": "sentence"}}
-    study = study_import(status="open", data=data)
+    study = owned_import(status="open", data=data)
     vocabulary = {"en": {w for t in english for w in re.findall(r"\w+", t)},
                   "fr": {w for t in french for w in re.findall(r"\w+", t)}}
     controls = controls_of(study)
@@ -505,7 +504,7 @@ def test_span_quality_takes_the_same_queries_whatever_the_number_of_annotators()
 
     from annotation.quality.checks import study_quality
 
-    study = study_import(status="open", data=span_study_file("esa-queries", protocol="esa", redundancy=3))
+    study = owned_import(status="open", data=span_study_file("esa-queries", protocol="esa", redundancy=3))
     first, *others = annotators_create(study=study, count=3)
     work_through(first, esa_answer(80, 20))
     with CaptureQueriesContext(connection) as one:

@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from unittest import mock
 
 import pytest
-from django.contrib.auth.models import User
 from django.db import OperationalError, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client, override_settings
@@ -18,7 +17,7 @@ from annotation.handout import services
 from annotation.handout.services import annotators_create
 from studies.models import Item
 from tests.conftest import annotator_client
-from tests.factories import make_study
+from tests.factories import make_study, persona
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +40,7 @@ def assert_503_json(response):
 
 @pytest.fixture
 def staff_token():
-    user = User.objects.create_superuser("boss", "boss@example.org", "pw")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     return Token.objects.create(user=user).key
 
 

@@ -8,7 +8,6 @@ import sqlite3
 import psycopg
 import psycopg.errors
 import pytest
-from django.contrib.auth.models import User
 from django.db import DatabaseError, InterfaceError, OperationalError, ProgrammingError, connection, transaction
 from django.test import Client
 from rest_framework.authtoken.models import Token
@@ -17,7 +16,7 @@ from annotation.models import Judgment
 from annotation.handout.services import annotators_create
 from config.errors import is_db_outage
 from tests.conftest import annotator_client
-from tests.factories import make_study
+from tests.factories import make_study, persona
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +71,7 @@ def logged_tracebacks(caplog, exception_class: type[BaseException]) -> list[logg
 
 @pytest.fixture
 def researcher() -> Client:
-    user = User.objects.create_superuser("boss", "boss@example.org", "pw")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     return Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}", raise_request_exception=False)
 
 

@@ -17,7 +17,7 @@ from annotation.handout.services import annotators_create
 from config.parsers import DepthLimitedJSONParser, UnsafeText
 from config.safetext import json_problem, printable, text_problem
 from tests.conftest import annotator_client
-from tests.factories import make_study
+from tests.factories import make_study, persona
 
 pytestmark = pytest.mark.django_db
 
@@ -183,7 +183,7 @@ def test_the_page_escapes_what_it_names():
 
 @pytest.fixture
 def researcher() -> Client:
-    user = User.objects.create_superuser("boss", "boss@example.org", "pw")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     return Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
 
 
@@ -196,7 +196,7 @@ def test_nul_on_the_researcher_api_is_400(researcher):
 
 
 def test_researcher_pages_refuse_nul_in_forms():
-    user = User.objects.create_superuser("boss", "boss@example.org", "pw")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     make_study(slug="s2", n_items=2)
     client = Client()
     client.force_login(user)

@@ -9,19 +9,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from annotation.handout.services import annotators_create
-from tests.factories import make_study
+from tests.factories import make_study, persona
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def staff_client() -> Client:
-    user = User.objects.create_superuser("qp", "qp@example.org", "pw")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     return Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
 
 

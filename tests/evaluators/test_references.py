@@ -20,6 +20,7 @@ from evaluators.metrics.scores import EvaluationError, evaluator_run
 from evaluators.metrics.study_corpus import ReferenceChoiceError, build_study_corpus
 from evaluators.models import Evaluator
 from studies.models import Study
+from tests.factories import persona
 
 pytestmark = pytest.mark.django_db
 
@@ -54,11 +55,9 @@ def mqm_file(tmp_path: Path) -> Path:
 
 
 def import_file(tmp_path: Path, *args: str) -> tuple[Study, str]:
-    from django.contrib.auth.models import User
-
-    User.objects.get_or_create(username="importer", defaults={"is_staff": True})  # the imported study's owner
+    owner = persona("owner")  # the imported study's owner, whom the `staff` client signs in as
     out, err = io.StringIO(), io.StringIO()
-    call_command("import_judgments", str(mqm_file(tmp_path)), "--format", "mqm-tsv", "--user", "importer", *args,
+    call_command("import_judgments", str(mqm_file(tmp_path)), "--format", "mqm-tsv", "--user", owner.username, *args,
                  stdout=out, stderr=err)
     study = Study.objects.get(slug=out.getvalue().strip())
     study.target_language = "en"
@@ -162,16 +161,6 @@ def test_compare_names_the_references_and_with_one_chosen_ranks_the_other(two_re
     bleu = chosen["evaluators"][0]
     assert bleu["references"] == ["refB"] and set(bleu["systems"]) == {"sysX", "sysY", "ref"}
     assert chosen["references"]["chosen"] == "refB"
-
-
-@pytest.fixture
-def staff():
-    from django.contrib.auth.models import User
-    from django.test import Client
-
-    client = Client()
-    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True))
-    return client
 
 
 def test_the_compare_page_offers_the_references_and_runs_with_the_one_chosen(staff, two_refs,

@@ -372,7 +372,7 @@ def test_a_new_staff_account_cannot_manage_or_claim_a_study_it_was_not_given(cli
     """A study with no owner (legacy, or loaded by an old load_demo) used to be managed by every staff account: a
     new one downloaded its links.csv and claimed it by adding itself as manager, after which the study's creator
     (any other staff account) got 404. Now only superusers see it, and only they give it an owner."""
-    legacy = make_study(slug="legacy", n_items=2)
+    legacy = make_study(slug="legacy", n_items=2, owner=None)
     annotators_create(study=legacy, count=1)
     owned = make_study(slug="owned", n_items=2)
     creator, newcomer, root = _user("creator"), _user("newcomer"), _user("root", is_superuser=True)

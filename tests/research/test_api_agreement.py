@@ -24,8 +24,9 @@ def study():
 
 
 @pytest.fixture
-def staff():
-    return get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
+def staff(owner):
+    """The researcher calling the API: the owner persona of the studies these tests make (not a superuser)."""
+    return owner
 
 
 def url(slug: str) -> str:

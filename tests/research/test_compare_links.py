@@ -2,20 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 
 from tests.compare_study import compare_study
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff() -> Client:
-    client = Client()
-    client.force_login(User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.mark.parametrize("page", ["studies:detail", "evaluators:report"])

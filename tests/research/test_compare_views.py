@@ -29,15 +29,8 @@ def study():
 
 
 @pytest.fixture
-def staff() -> Client:
-    user = User.objects.create_user("staff", password="pw", is_staff=True, is_superuser=True)
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def outsider() -> Client:
+def not_staff() -> Client:
+    """Signed in, but not a staff account: no researcher page at all."""
     client = Client()
     client.force_login(User.objects.create_user("someone", password="pw"))
     return client
@@ -55,10 +48,10 @@ def test_page_shows_the_comparison(staff, study):
     assert "compare cmpv --json --human-score expected_wins --bootstrap 100 --seed 0" in html
 
 
-def test_page_permissions_and_methods(client, outsider, staff, study):
+def test_page_permissions_and_methods(not_staff, staff, study):
     url = reverse("compare-report", args=[study.slug])
-    assert client.get(url).status_code == 302  # to the admin login
-    assert outsider.get(url).status_code == 302
+    assert Client().get(url).status_code == 302  # to the admin login
+    assert not_staff.get(url).status_code == 302
     assert staff.post(url).status_code == 405
     assert staff.get(reverse("compare-report", args=["missing"])).status_code == 404
     assert staff.get(reverse("compare-run", args=[study.slug])).status_code == 405
@@ -111,8 +104,8 @@ def test_import_from_the_page_names_errors_and_stores_nothing(staff, study):
     assert Evaluator.objects.get(study=study, name="new").higher_is_better is False
 
 
-def test_api_equals_the_command(study):
-    user = User.objects.create_user("api", is_staff=True, is_superuser=True)
+def test_api_equals_the_command(study, owner):
+    user = owner
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     url = reverse("api-study-compare", args=[study.slug])
@@ -139,10 +132,8 @@ def test_api_is_staff_only(study):
     assert api.get(url).status_code == 403
 
 
-def test_admin_lists_evaluators_read_only(study):
-    admin_user = User.objects.create_superuser("root", password="pw")
-    client = Client()
-    client.force_login(admin_user)
+def test_admin_lists_evaluators_read_only(study, owner, login_as):
+    client = login_as(owner)
     page = client.get("/admin/evaluators/evaluator/")
     assert page.status_code == 200 and "oracle" in page.content.decode()
     assert client.get("/admin/evaluators/evaluator/add/").status_code == 403

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotator
-from tests.factories import make_study
+from tests.factories import make_study, owned
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +115,7 @@ def test_detail_page_shows_the_blinding_lint_of_the_stored_items(staff):
     data = study_file(slug="blind", n_items=5, n_candidates=2)
     for item in data["items"]:
         item["candidates"][0]["text"] = "“Quoted” reference."
-    study = study_import(data=data)
+    study = owned(study_import(data=data))
     page = staff.get(reverse("studies:detail", args=["blind"])).content.decode()
     assert "Blinding warnings" in page and "5 of 5" in page and "hidden by <code>normalise_typography</code>" in page
     study.normalise_typography = True  # the lint reads what annotators see: nothing typographic is left

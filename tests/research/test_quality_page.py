@@ -19,13 +19,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def staff(client):
-    user = get_user_model().objects.create_user("res", password="pw", is_staff=True, is_superuser=True)
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def study():
     study = make_study(slug="qp", protocol="choice", n_items=10, n_candidates=2,
                        settings={"spam_rate": 0.2, "seed": 8, "redundancy": 3, "options": ["neither", "tie"]})

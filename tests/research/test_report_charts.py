@@ -8,14 +8,14 @@ from annotation.handout.services import annotators_create
 from evaluators.reports.svg import phenomenon_chart_note, phenomenon_svg
 from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
-from tests.factories import study_file
+from tests.factories import owned, study_file
 
 pytestmark = pytest.mark.django_db
 
 
 def esa_with_phenomena(slug: str, n_annotators: int):
-    study = study_import(status="open", data=study_file(slug=slug, protocol="esa", n_items=6, n_candidates=3,
-                                                        phenomena=("pron", "conn"), settings={"redundancy": 2}))
+    study = owned(study_import(status="open", data=study_file(slug=slug, protocol="esa", n_items=6, n_candidates=3,
+                                                              phenomena=("pron", "conn"), settings={"redundancy": 2})))
     for k, annotator in enumerate(annotators_create(study=study, count=n_annotators)):
         client = annotator_client(annotator)
         while (resp := client.get("/api/v1/annotate/next")).status_code != 204:

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from tests.report_study import ranking_study
+from tests.factories import persona
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ def study():
 
 @pytest.fixture
 def staff_client(client):
-    client.force_login(get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True))
+    client.force_login(persona("owner"))  # the owner of the studies the tests make, not a superuser
     return client
 
 

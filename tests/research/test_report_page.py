@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from tests.report_study import choice_study, ranking_study
+from tests.factories import owned_import, persona
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,7 @@ def study():
 
 @pytest.fixture
 def staff_client(client):
-    user = get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     client.force_login(user)
     return client
 
@@ -171,7 +172,6 @@ def test_wrong_method(staff_client, study):
 def test_names_are_escaped(staff_client):
     """System and phenomenon names come from study files: they must never become markup."""
     from annotation.handout.services import annotators_create
-    from studies.importing.study_file import study_import
     from tests.factories import study_file
     from tests.report_study import answer_all
 
@@ -180,7 +180,7 @@ def test_names_are_escaped(staff_client):
                       settings={"options": ["neither", "tie", "invalid"], "redundancy": 2})
     for item in data["items"]:
         item["candidates"][1]["system"] = "sys1"
-    study = study_import(status="open", data=data)
+    study = owned_import(status="open", data=data)
     answer_all(study, annotators_create(study=study, count=2))
     html = page(staff_client, study.slug).content.decode()
     assert "<script>alert(1)</script>" not in html

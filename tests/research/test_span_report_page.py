@@ -11,19 +11,19 @@ import re
 from html import unescape
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from evaluators.reports.study_stats import study_report
 from tests.evaluators.reports.test_span_report import answer_all, esa_plan, mqm_plan, span_study
 from tests.research.test_report_page import assert_page_matches
+from tests.factories import persona
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def staff_client(client):
-    user = get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     client.force_login(user)
     return client
 
@@ -161,12 +161,11 @@ def test_span_page_without_judgments_does_not_crash(staff_client):
 
 
 def test_mqm_page_per_phenomenon_has_no_hidden_reference_columns(staff_client):
-    from studies.importing.study_file import study_import
-    from tests.factories import study_file
+    from tests.factories import owned_import, study_file
 
     data = study_file(slug="page-phen", protocol="mqm", n_items=6, n_candidates=3, settings={"redundancy": 2},
                       phenomena=("pronoun", "connective"))
-    study = study_import(status="open", data=data)
+    study = owned_import(status="open", data=data)
     answer_all(study, mqm_plan)
     html = _get(staff_client, "evaluators:report", study.slug, bootstrap="100").content.decode()
     report = study_report(study, n_boot=100)

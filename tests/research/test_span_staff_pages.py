@@ -9,19 +9,19 @@ import csv
 import io
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Annotator
 from research.views.reports import SPAN_DOWNLOADS
 from tests.evaluators.reports.test_span_report import answer_all, esa_plan, mqm_plan, span_study
+from tests.factories import persona
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def staff_client(client):
-    user = get_user_model().objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     client.force_login(user)
     return client
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from annotation.handout.services import annotators_create, assignment_next, judgment_submit
 from annotation.items.selectors import ordered_candidates
 from studies.models import Status, Study
-from tests.factories import make_study, study_file
+from tests.factories import make_study, owned, study_file
 
 pytestmark = pytest.mark.django_db
 IMPORT = reverse("studies:import")
@@ -28,7 +28,7 @@ def curly(data: dict) -> dict:
 def leaky_study(slug: str, status: str = "draft") -> Study:
     from studies.importing.study_file import study_import
 
-    return study_import(data=curly(study_file(slug=slug, n_items=4, n_candidates=2)), status=status)
+    return owned(study_import(data=curly(study_file(slug=slug, n_items=4, n_candidates=2)), status=status))
 
 
 def button(page: str) -> bool:

@@ -22,7 +22,7 @@ def _user(name: str, **flags: Any) -> Any:
 
 @pytest.fixture
 def study() -> Study:
-    return make_study(slug="x", n_items=1)
+    return make_study(slug="x", n_items=1, owner=None)  # ownerless: each test gives the roles it checks
 
 
 def test_role_order_and_actions() -> None:
@@ -46,7 +46,7 @@ def test_roles_of_owner_member_superuser_and_others(study: Study) -> None:
 
 
 def test_visible_studies(study: Study) -> None:
-    other = make_study(slug="y", n_items=1)
+    other = make_study(slug="y", n_items=1, owner=None)
     viewer, root = _user("v"), _user("r", is_superuser=True)
     Study.objects.filter(pk=study.pk).update(owner=root)  # claimed: no longer shared by every staff account
     StudyMembership.objects.create(study=other, user=viewer, role=Role.VIEWER)

@@ -21,7 +21,7 @@ def test_ownerless_studies_go_to_the_first_superuser() -> None:
     first = User.objects.create_superuser("first", password=None)
     User.objects.create_superuser("second", password=None)
     owned_by = User.objects.create_user("keeper", is_staff=True)
-    a, b = make_study(slug="a", n_items=1), make_study(slug="b", n_items=1)
+    a, b = make_study(slug="a", n_items=1, owner=None), make_study(slug="b", n_items=1, owner=None)
     Study.objects.filter(pk=b.pk).update(owner=owned_by)
     migration.owners_set(apps, None)
     assert Study.objects.get(pk=a.pk).owner == first
@@ -30,6 +30,6 @@ def test_ownerless_studies_go_to_the_first_superuser() -> None:
 
 def test_without_a_superuser_studies_stay_ownerless() -> None:
     get_user_model().objects.create_user("staff", is_staff=True)
-    study = make_study(slug="c", n_items=1)
+    study = make_study(slug="c", n_items=1, owner=None)
     migration.owners_set(apps, None)
     assert Study.objects.get(pk=study.pk).owner is None

@@ -5,13 +5,13 @@ import io
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.handout.services import annotators_create, assignment_next
 from studies.generators.choice import (SourceItem, connective_study, contrastive_study, delete_span, items_from_study)
 from studies.importing.study_file import StudyFileError, study_import
 from studies.models import Item, Study
+from tests.factories import owned_import
 
 
 def cut(text: str, word: str) -> str:
@@ -234,10 +234,10 @@ def test_contrastive_command_from_a_stored_study():
 
 
 @pytest.mark.django_db
-def test_admin_actions(client):
-    user = get_user_model().objects.create_superuser("admin", "a@example.org", "pw")
-    client.force_login(user)
-    source = study_import(status="open", data={"slug": "src", "title": "t", "protocol": "choice",
+def test_admin_actions(staff, owner):
+    """The generator actions as the source study's owner (a manager of it, not a superuser)."""
+    client = staff
+    source = owned_import(status="open", data={"slug": "src", "title": "t", "protocol": "choice",
                                 "settings": {"spam_rate": 0.1, "seed": 3}, "items": CONNECTIVE_ITEMS[:10] + [
         {"id": "plain", "candidates": [{"system": "reference", "text": "No marks at all here.", "is_reference": True},
                                        {"system": "S2S", "text": "None here."}]}]})
@@ -245,6 +245,7 @@ def test_admin_actions(client):
     resp = client.post(url, {"action": "make_connective_study", "_selected_action": [source.pk]}, follow=True)
     assert resp.status_code == 200
     new = Study.objects.get(slug="src-connective")
+    assert new.owner == owner  # whoever generates a study owns it
     assert new.items.filter(is_spam=False).count() == 10
     assert "1 item(s) skipped" in resp.content.decode()
     client.post(url, {"action": "make_connective_study", "_selected_action": [source.pk]}, follow=True)

@@ -5,6 +5,7 @@ import io
 import json
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
@@ -84,7 +85,8 @@ def test_admin_change_form_reports_a_bad_slug_once(staff, slug, word):
     assert Study.objects.get(pk=study.pk).slug == "orig"
 
 
-def test_admin_add_form_uses_the_same_rule(staff):
+def test_admin_add_form_uses_the_same_rule(staff, owner):
+    owner.user_permissions.add(Permission.objects.get(codename="add_study"))  # what adding in the admin needs
     url = reverse("admin:studies_study_add")
     data = change_form_data(staff.get(url))
     data.update({"slug": "Bad_Slug", "title": "T"})

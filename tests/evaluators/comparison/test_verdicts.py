@@ -10,7 +10,6 @@ from io import StringIO
 
 import pandas as pd
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -18,7 +17,7 @@ from django.urls import reverse
 from evaluators.comparison.core import compare_frames
 from evaluators.comparison.systems import ALPHA, MIN_UNITS
 from evaluators.metrics.scores import scores_import
-from tests.factories import make_study
+from tests.factories import make_study, persona
 
 
 def frame(values: dict[str, list[float]], documents: int | None = None) -> pd.DataFrame:
@@ -73,7 +72,7 @@ def test_the_page_and_the_command_show_no_better_on_three_documents():
             "no verdict") in out.getvalue()
     assert "differ at p <" not in out.getvalue()
     client = Client()
-    client.force_login(User.objects.create_user("boss", password="pw", is_staff=True, is_superuser=True))
+    client.force_login(persona("owner"))
     page = client.get(reverse("compare-report", args=[study.slug]), {"bootstrap": 20}).content.decode()
     assert 'data-field="t-test-note">3 documents: too few for a per-document test' in page
     row = page[page.index('data-pair="sys1|sys2"'):]

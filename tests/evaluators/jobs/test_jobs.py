@@ -11,7 +11,6 @@ import json
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
@@ -24,6 +23,7 @@ from evaluators.jobs import job_execute, job_submit
 from evaluators.metrics.scores import scores_import
 from evaluators.models import EvaluationJob, Evaluator, JobKind, JobState, MetricScore
 from tests.compare_study import compare_study, score_csv
+from tests.factories import persona
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def study():
 @pytest.fixture
 def researcher() -> Client:
     client = Client()
-    client.force_login(User.objects.create_superuser("res", password="pw"))
+    client.force_login(persona("owner"))  # the owner of the studies the tests make, not a superuser
     return client
 
 
@@ -61,7 +61,7 @@ def test_running_evaluators_from_the_page_is_a_job_that_reports_its_result(resea
     assert job.state == JobState.DONE and job.task_id and job.started_at and job.finished_at
     n = MetricScore.objects.filter(evaluator__study=study, evaluator__name="chrf").count()
     assert n > 0 and f"chrf: {n} scores stored" in job.summary and "pronoun-f:" in job.summary
-    assert job.requested_by.username == "res" and job.percent == 100
+    assert job.requested_by.username == "p-owner" and job.percent == 100
     # The panel the page polls tells htmx to reload once a watched job has finished.
     poll = researcher.get(reverse("compare-jobs", args=[study.slug]), {"watch": job.pk})
     assert poll.status_code == 200 and poll["HX-Refresh"] == "true"
@@ -148,7 +148,7 @@ def test_a_large_comparison_is_computed_by_a_job_page_and_api_wait_for_it(resear
     assert job.params == {"names": None, "human_score": "expected_wins", "n_boot": 50, "seed": 0}
     # Asking again while it waits queues nothing more; the API says 202 with the job.
     assert "being computed" in researcher.get(url, {"bootstrap": 50}).content.decode()
-    user = User.objects.create_superuser("apiuser")
+    user = persona("owner")  # the owner of the studies the tests make (tests/factories.py), not a superuser
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     api_url = reverse("api-study-compare", args=[study.slug])

@@ -11,7 +11,7 @@ from evaluators.metrics.scores import EvaluationError, evaluator_run
 from evaluators.metrics.study_corpus import build_study_corpus, study_corpus
 from evaluators.models import Evaluator, MetricScore
 from studies.importing.study_file import study_import
-from tests.factories import study_file
+from tests.factories import owned_import, persona, study_file
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,7 @@ def _study(slug: str, refs: list[str], hyps: dict[str, list[str]], *, documents:
         if meta:
             item["metadata"] = meta[i]
     data["settings"].update(top)
-    return study_import(status="open", data=data)
+    return owned_import(status="open", data=data)
 
 
 def test_segments_are_real_items_with_a_reference_in_document_order_systems_in_file_order():
@@ -176,12 +176,11 @@ def test_blonde_with_a_spacy_backend_on_a_study_records_the_pipeline():
 
 
 def test_the_admin_shows_what_a_run_stored(client):
-    from django.contrib.auth.models import User
     from django.urls import reverse
 
     study = _study("reg-admin", EN, {"A": EN}, target_language="en")
     evaluator = evaluator_run(study=study, name="chrf")
-    client.force_login(User.objects.create_superuser("adm", password="pw"))
+    client.force_login(persona("owner"))  # an analyst or manager of the study reads its evaluators in the admin
     page = client.get(reverse("admin:evaluators_evaluator_change", args=[evaluator.pk])).content.decode()
     assert evaluator.signature in page and "system_scores" in page.replace("System scores", "system_scores")
 

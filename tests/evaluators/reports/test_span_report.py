@@ -16,9 +16,8 @@ from annotation.exporting.judgments import judgments_frame
 from annotation.models import Judgment
 from annotation.handout.services import annotators_create
 from evaluators.reports.study_stats import report_from_export, study_report
-from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
-from tests.factories import study_file
+from tests.factories import owned_import, study_file
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +27,7 @@ SYSTEMS = ("reference", "sys1", "sys2")
 def span_study(slug: str, protocol: str, n_items: int = 6, **settings: Any):
     data = study_file(slug=slug, protocol=protocol, n_items=n_items, n_candidates=3,
                       settings={"redundancy": 2, **settings})
-    return study_import(status="open", data=data)
+    return owned_import(status="open", data=data)
 
 
 def answer_all(study, plan) -> None:
