@@ -89,6 +89,7 @@ GETS = [
     Endpoint("studies:detail", "view"),
     Endpoint("evaluators:report", "report"),
     Endpoint("evaluators:report-json", "report"),
+    Endpoint("evaluators:report-plan", "report"),
     *[Endpoint("evaluators:report-csv", "report", slug_and(t), label=f"{t}.csv") for t in TABLES],
     Endpoint("evaluators:report-csv", "export", slug_and("ratings"), label="ratings.csv"),
     *[Endpoint("evaluators:report-paper", "report", slug_and(t, e), label=f"{t}.{e}")
