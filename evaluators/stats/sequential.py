@@ -125,10 +125,12 @@ class PairwiseSequences:
         #: Observations of each pair when its decision was reached (−1 while open).
         self.decided_at = np.full(n, -1, dtype=int)
 
-    def observe(self, scores: np.ndarray) -> np.ndarray:
+    def observe(self, scores: np.ndarray, new: np.ndarray | None = None) -> np.ndarray:
         """Feed one item's scores (length n_systems, NaN where a system was not judged on the item).
 
-        Every pair with both scores gets one observation. Returns the indices of the pairs decided now.
+        Every pair with both scores gets one observation; with ``new`` (booleans by system), only the
+        pairs with at least one newly judged system do (the others had this item already). Returns
+        the indices of the pairs decided now.
         """
         scores = np.asarray(scores, dtype=float)
         if scores.shape != (self.n_systems,):
@@ -137,7 +139,10 @@ class PairwiseSequences:
         if (scores[finite] < self.config.low).any() or (scores[finite] > self.config.high).any():
             raise ValueError(f"a score lies outside the stated range [{self.config.low}, {self.config.high}]")
         a, b = self.pairs[:, 0], self.pairs[:, 1]
-        rows = np.flatnonzero(finite[a] & finite[b])
+        complete = finite[a] & finite[b]
+        if new is not None:
+            complete &= np.asarray(new, dtype=bool)[a] | np.asarray(new, dtype=bool)[b]
+        rows = np.flatnonzero(complete)
         if len(rows) == 0:
             return rows
         x = (scores[a[rows]] - scores[b[rows]] + self.config.width) / (2 * self.config.width)
