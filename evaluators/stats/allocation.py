@@ -33,8 +33,12 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from evaluators.stats.sequential import FIRST_BETTER, OPEN, SECOND_BETTER, PairwiseSequences, SequentialConfig
+from evaluators.stats.sequential import (
+    FIRST_BETTER, INDISTINGUISHABLE, OPEN, SECOND_BETTER, PairwiseSequences, SequentialConfig,
+)
 
+#: The target sets: every pair, or the pairs that can still change the top cluster.
+TARGETS = ("all", "top")
 #: Items judged by every system before the adaptive policy starts choosing.
 DEFAULT_WARMUP = 20
 
@@ -53,9 +57,12 @@ class Policy:
     name = "policy"
 
     def __init__(self, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
-                 pairs: Sequence[tuple[int, int]] | None = None) -> None:
+                 pairs: Sequence[tuple[int, int]] | None = None, target: str = "all") -> None:
         if n_items < 1:
             raise ValueError("no items to allocate")
+        if target not in TARGETS:
+            raise ValueError(f"target {target!r}: {' or '.join(TARGETS)}")
+        self.target = target
         self.n_systems = n_systems
         self.n_items = n_items
         self.seed = seed
@@ -69,10 +76,38 @@ class Policy:
         self.sequences = PairwiseSequences(n_systems, config, pairs)
         self.judgments = 0
 
+    def out_of_top(self) -> np.ndarray:
+        """Booleans by system: decided worse than some other system (so not in the top cluster)."""
+        seq = self.sequences
+        out = np.zeros(self.n_systems, dtype=bool)
+        out[seq.pairs[seq.decision == FIRST_BETTER, 1]] = True
+        out[seq.pairs[seq.decision == SECOND_BETTER, 0]] = True
+        return out
+
+    def target_open(self) -> np.ndarray:
+        """The open pairs of the target set: all open pairs, or (``top``) those of two systems not yet out."""
+        rows = self.sequences.open_pairs()
+        if self.target == "top":
+            out = self.out_of_top()
+            pairs = self.sequences.pairs[rows]
+            rows = rows[~out[pairs[:, 0]] & ~out[pairs[:, 1]]]
+        return rows
+
     @property
     def settled(self) -> bool:
         """No pair of the target set is open."""
-        return len(self.sequences.open_pairs()) == 0
+        return len(self.target_open()) == 0
+
+    def reached(self, reference: np.ndarray) -> bool:
+        """Whether the reference's decisions (another run's, by pair) are reached: every decided pair
+        decided (``all``), or every system out of the top cluster there out here too (``top``)."""
+        if self.target == "top":
+            ref_out = np.zeros(self.n_systems, dtype=bool)
+            pairs = self.sequences.pairs
+            ref_out[pairs[reference == FIRST_BETTER, 1]] = True
+            ref_out[pairs[reference == SECOND_BETTER, 0]] = True
+            return bool(np.all(self.out_of_top()[ref_out]))
+        return bool(np.all(self.sequences.decision[reference != OPEN] != OPEN))
 
     def next_request(self) -> Request | None:
         raise NotImplementedError
@@ -114,8 +149,9 @@ class AdaptivePolicy(Policy):
     name = "adaptive"
 
     def __init__(self, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
-                 pairs: Sequence[tuple[int, int]] | None = None, warmup: int = DEFAULT_WARMUP) -> None:
-        super().__init__(n_systems, n_items, config, seed=seed, pairs=pairs)
+                 pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
+                 warmup: int = DEFAULT_WARMUP) -> None:
+        super().__init__(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
         if warmup < 0:
             raise ValueError("warmup: at least 0 items")
         self.warmup = min(warmup, n_items)
@@ -146,21 +182,37 @@ class AdaptivePolicy(Policy):
             remaining = np.where(rate > 0, (seq.log_threshold - log_k) / rate, np.inf)
         return n + np.maximum(remaining, 0.0)
 
+    def _involves_leader(self, rows: np.ndarray) -> np.ndarray:
+        """``top``: only the pairs of the leader (the candidate with the highest mean score seen) can put
+        another candidate out soonest, so the adaptive policy serves those (any decision counts, though)."""
+        out = self.out_of_top()
+        seen = np.maximum(self.progress, 1)
+        means = np.where(out, -np.inf, np.nansum(self.scores, axis=1) / seen)
+        leader = int(np.argmax(means))
+        pairs = self.sequences.pairs[rows]
+        keep = (pairs[:, 0] == leader) | (pairs[:, 1] == leader)
+        return keep if keep.any() else np.ones(len(rows), dtype=bool)
+
     def next_request(self) -> Request | None:
         low = int(self.progress.min())
         if low < self.warmup:
             return Request(int(self.order[low]), tuple(int(s) for s in np.flatnonzero(self.progress == low)))
         seq = self.sequences
-        rows = seq.open_pairs()
+        rows = self.target_open()
+        if self.target == "top":
+            rows = rows[self._involves_leader(rows)]
         a, b = seq.pairs[rows, 0], seq.pairs[rows, 1]
         lag = np.minimum(self.progress[a], self.progress[b])
         rows, a, b, lag = rows[lag < self.n_items], a[lag < self.n_items], b[lag < self.n_items], lag[lag < self.n_items]
         if len(rows) == 0:
             return None
-        # Pairs predicted to decide within the items there are first, soonest first; then the others
-        # (served once no pair is moving), also soonest first; among equals, fewer observations first.
+        # Pairs predicted to decide within the items there are first, then the others (served once no
+        # pair is moving); within each group, the pair needing the fewest new judgments to get there
+        # (cells its systems have not been judged on yet), then fewer observations.
         finish = self.predicted_finish(rows)
-        pick = np.lexsort((seq.count[rows], finish, finish > self.n_items))[0]
+        goal = np.minimum(np.ceil(finish), self.n_items)
+        new_cells = np.maximum(goal - self.progress[a], 0) + np.maximum(goal - self.progress[b], 0)
+        pick = np.lexsort((seq.count[rows], new_cells, finish > self.n_items))[0]
         pos = int(lag[pick])
         systems = tuple(sorted(int(s) for s in (a[pick], b[pick]) if self.progress[s] == pos))
         return Request(int(self.order[pos]), systems)
@@ -170,11 +222,12 @@ POLICIES = {"uniform": UniformPolicy, "adaptive": AdaptivePolicy}
 
 
 def make_policy(name: str, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
-                pairs: Sequence[tuple[int, int]] | None = None, warmup: int = DEFAULT_WARMUP) -> Policy:
+                pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
+                warmup: int = DEFAULT_WARMUP) -> Policy:
     if name == "uniform":
-        return UniformPolicy(n_systems, n_items, config, seed=seed, pairs=pairs)
+        return UniformPolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
     if name == "adaptive":
-        return AdaptivePolicy(n_systems, n_items, config, seed=seed, pairs=pairs, warmup=warmup)
+        return AdaptivePolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target, warmup=warmup)
     raise ValueError(f"allocation {name!r}: uniform or adaptive")
 
 
@@ -208,13 +261,13 @@ def run_policy(policy: Policy, human: np.ndarray, reference: np.ndarray | None =
     """
     seq = policy.sequences
     targets = np.flatnonzero(reference != OPEN) if reference is not None else np.array([], dtype=int)
-    reached_at: int | None = 0 if len(targets) == 0 else None
+    reached_at: int | None = 0 if reference is not None and policy.reached(reference) else None
     per_system = per_pair = None
     if reached_at == 0:
         per_system, per_pair = policy.progress.copy(), seq.count.copy()
     while (request := policy.next_request()) is not None:
         policy.observe(request, [float(human[s, request.item]) for s in request.systems])
-        if reached_at is None and reference is not None and np.all(seq.decision[targets] != OPEN):
+        if reached_at is None and reference is not None and policy.reached(reference):
             reached_at = policy.judgments
             per_system, per_pair = policy.progress.copy(), seq.count.copy()
         if policy.settled:
@@ -243,10 +296,12 @@ class AllocationReplay:
     #: Per seed, the number of reference decisions (the full uniform pass's; none on null data).
     reference_decisions: list[int]
     pairs: list[tuple[int, int]]
+    #: Per seed, the judgments of an oracle that knows the reference in advance (:func:`oracle_judgments`).
+    oracle: list[int]
 
 
 def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: Sequence[str], seeds: int,
-                      warmup: int = DEFAULT_WARMUP, null: bool = False) -> AllocationReplay:
+                      warmup: int = DEFAULT_WARMUP, null: bool = False, target: str = "all") -> AllocationReplay:
     """Each seed: the reference decisions of a full uniform pass in that seed's item order, then each policy.
 
     With ``null``, each seed first shuffles the system labels within every item (``numpy`` generator
@@ -256,6 +311,7 @@ def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: 
     n_systems, n_items = human.shape
     runs: dict[str, list[AllocationRun]] = {name: [] for name in policies}
     references = []
+    oracle = []
     pairs: list[tuple[int, int]] = []
     for seed in range(seeds):
         data = human
@@ -264,14 +320,40 @@ def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: 
             data = np.stack([human[rng.permutation(n_systems), i] for i in range(n_items)], axis=1)
         reference = None
         if not null:
-            full = make_policy("uniform", n_systems, n_items, config, seed=seed)
+            full = make_policy("uniform", n_systems, n_items, config, seed=seed, target=target)
             reference = run_policy(full, data).decisions
-            references.append(int(np.sum(reference != OPEN)))
+            references.append(int(full.out_of_top().sum()) if target == "top" else int(np.sum(reference != OPEN)))
+            oracle.append(oracle_judgments(full))
         for name in policies:
-            policy = make_policy(name, n_systems, n_items, config, seed=seed, warmup=warmup)
+            policy = make_policy(name, n_systems, n_items, config, seed=seed, target=target, warmup=warmup)
             pairs = [(int(p[0]), int(p[1])) for p in policy.sequences.pairs]
             runs[name].append(run_policy(policy, data, reference))
-    return AllocationReplay(seeds=seeds, null=null, runs=runs, reference_decisions=references, pairs=pairs)
+    return AllocationReplay(seeds=seeds, null=null, runs=runs, reference_decisions=references, pairs=pairs,
+                            oracle=oracle)
+
+
+def oracle_judgments(full: Policy) -> int:
+    """A lower bound for any policy on this item order: the judgments of one that knows the reference.
+
+    In a policy's item order a pair reaches a decision after the same number of its observations
+    whatever the policy, so a policy that knew in advance which pairs the full pass decides (``all``;
+    for ``top``, the earliest decision that put each system out) would judge each system up to the
+    largest such count among its pairs, and the others not at all.
+    """
+    seq = full.sequences
+    need = np.zeros(full.n_systems, dtype=int)
+    decided = np.flatnonzero(seq.decision != OPEN)
+    if full.target == "top":
+        chosen = []
+        for system in np.flatnonzero(full.out_of_top()):
+            loser = np.where(seq.decision[decided] == FIRST_BETTER, seq.pairs[decided, 1], seq.pairs[decided, 0])
+            excluding = decided[(loser == system) & (seq.decision[decided] != INDISTINGUISHABLE)]
+            chosen.append(excluding[np.argmin(seq.decided_at[excluding])])
+        decided = np.array(chosen, dtype=int)
+    for row in decided:
+        for system in seq.pairs[row]:
+            need[system] = max(need[system], seq.decided_at[row])
+    return int(need.sum())
 
 
 def _mean_ci(values: Sequence[float]) -> dict[str, float]:
@@ -290,6 +372,7 @@ def summarise(replay: AllocationReplay, systems: Sequence[str]) -> dict[str, Any
     out: dict[str, Any] = {"seeds": replay.seeds, "null": replay.null}
     if not replay.null:
         out["reference_decisions"] = _mean_ci(replay.reference_decisions)
+        out["oracle_judgments"] = _mean_ci(replay.oracle)
     policies: dict[str, Any] = {}
     for name, runs in replay.runs.items():
         entry: dict[str, Any] = {
@@ -315,4 +398,5 @@ def summarise(replay: AllocationReplay, systems: Sequence[str]) -> dict[str, Any
         a = policies["adaptive"]["judgments_to_reference"]
         if u and a and u["mean"] > 0:
             out["saving"] = 1.0 - a["mean"] / u["mean"]
+            out["oracle_saving"] = 1.0 - out["oracle_judgments"]["mean"] / u["mean"]
     return out

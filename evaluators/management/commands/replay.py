@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.stats.allocation import DEFAULT_WARMUP, POLICIES, replay_allocation, summarise
+from evaluators.stats.allocation import DEFAULT_WARMUP, POLICIES, TARGETS, replay_allocation, summarise
 from evaluators.stats.replay import DEFAULT_BUDGETS, PERMUTATIONS, CompleteData, MethodReplay, Replayer, replay_method
 from evaluators.stats.replay_data import (
     TEXT_METRICS, ReplayDataError, from_mqm, from_score_table, reference_candidates,
@@ -96,6 +96,9 @@ class Command(BaseCommand):
         parser.add_argument("--min-effect", type=float, metavar="DELTA",
                             help="--allocation: a pair whose interval lies within (-DELTA, DELTA) is "
                                  "indistinguishable (score scale; default: no such decision).")
+        parser.add_argument("--target", choices=TARGETS, default="all",
+                            help="--allocation: the pairs to settle: all (default) or top (the pairs of two "
+                                 "systems not yet decided worse than another, i.e. the top cluster).")
         parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, metavar="N",
                             help=f"--allocation adaptive: items judged by every system first (default {DEFAULT_WARMUP}).")
         parser.add_argument("--score-range", metavar="LOW,HIGH",
@@ -171,14 +174,14 @@ class Command(BaseCommand):
             raise _fail("--warmup: at least 0 items")
         policies = ("uniform", "adaptive") if opts["allocation"] == "adaptive" else ("uniform",)
         replay = replay_allocation(data.human, config, policies=policies, seeds=opts["seeds"],
-                                   warmup=opts["warmup"], null=opts["null"])
+                                   warmup=opts["warmup"], null=opts["null"], target=opts["target"])
         if opts["null"]:
             notes.append("null: system labels shuffled within each item, anew for each seed; any 'better' "
                          "decision is false")
         report = {"file": str(opts["file"]), "format": opts["format"], "systems": len(data.systems),
                   "items": len(data.items), "dropped_items": len(data.dropped_items), "allocation": opts["allocation"],
                   "alpha": config.alpha, "min_effect": config.min_effect, "score_range": [low, high],
-                  "warmup": opts["warmup"], "pairs": len(replay.pairs), "notes": notes,
+                  "warmup": opts["warmup"], "target": opts["target"], "pairs": len(replay.pairs), "notes": notes,
                   **summarise(replay, data.systems)}
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2))
@@ -211,7 +214,9 @@ class Command(BaseCommand):
             out(f"  {note}")
         if not report["null"]:
             ref = report["reference_decisions"]
-            out(f"  decisions of the full uniform pass (the reference): {ref['mean']:.1f} pairs on average")
+            what = "systems out of the top cluster" if report["target"] == "top" else "pairs decided"
+            out(f"  the reference, a full uniform pass in each seed's order: {ref['mean']:.1f} {what} on average")
+            out(f"  an oracle knowing the reference in advance: {report['oracle_judgments']['mean']:.0f} judgments")
         for name, entry in report["policies"].items():
             out(f"\n{name}")
             if report["null"]:
@@ -227,7 +232,7 @@ class Command(BaseCommand):
             busiest = sorted(entry["per_pair"].items(), key=lambda kv: -kv[1])[:5]
             out("  most observed pairs: " + ", ".join(f"{k} {v:.0f}" for k, v in busiest))
         if "saving" in report:
-            out(f"\nsaving of adaptive over uniform: {report['saving']:.1%}")
+            out(f"\nsaving of adaptive over uniform: {report['saving']:.1%} (the oracle's: {report['oracle_saving']:.1%})")
 
     def _load(self, opts: dict[str, Any]) -> tuple[CompleteData, dict[str, list[str]] | None, list[str], str | None]:
         path, fmt = Path(opts["file"]), opts["format"]

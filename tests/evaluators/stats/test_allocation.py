@@ -87,3 +87,30 @@ def test_null_replay_reports_false_decisions() -> None:
     assert entry["false_decision_share"] == entry["false_decision_runs"] / 4
     assert all(r.decisions.shape == (3,) for r in replay.runs["adaptive"])
     assert OPEN in {d for r in replay.runs["adaptive"] for d in r.decisions} or entry["false_decision_runs"] > 0
+
+
+def test_top_target_puts_the_weak_systems_out_and_stops_asking_for_them() -> None:
+    rng = np.random.default_rng(6)
+    human = scores(rng, [80, 79, 45, 40], 300)
+    policy = AdaptivePolicy(4, 300, CONFIG, seed=1, target="top", warmup=10)
+    run_policy(policy, human)
+    assert list(policy.out_of_top()) == [False, False, True, True]
+    # Once out, a system gets no more judgments: the two leaders are judged on more items.
+    assert policy.progress[2:].max() < policy.progress[:2].max()
+    # The pair of the two leaders stays open; the pair of the two weak ones is no target.
+    assert len(policy.target_open()) == 1
+
+
+def test_the_oracle_never_needs_more_than_uniform() -> None:
+    rng = np.random.default_rng(7)
+    human = scores(rng, [85, 45, 50, 48, 70], 200)
+    for target in ("all", "top"):
+        replay = replay_allocation(human, CONFIG, policies=("uniform",), seeds=3, target=target)
+        for oracle, run in zip(replay.oracle, replay.runs["uniform"], strict=True):
+            assert run.judgments_to_reference is not None
+            assert 0 < oracle <= run.judgments_to_reference
+
+
+def test_unknown_target_is_refused() -> None:
+    with pytest.raises(ValueError, match="target 'best'"):
+        UniformPolicy(2, 3, CONFIG, seed=0, target="best")
