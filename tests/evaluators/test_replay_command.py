@@ -100,3 +100,37 @@ def test_a_bad_file_is_refused_by_line(tmp_path: Path) -> None:
 def test_an_unknown_reference_system_is_named() -> None:
     with pytest.raises(CommandError, match="reference system 'refZ' is not in the file"):
         call_command("replay", str(TED), "--format", "mqm-tsv", "--reference-system", "refZ", stdout=io.StringIO())
+
+
+def allocation_csv(path: Path) -> Path:
+    rng = np.random.default_rng(9)
+    lines = ["system,segment,scorer,score"]
+    for s, mean in enumerate([85, 45, 50, 48]):
+        for i in range(150):
+            lines.append(f"sys{s},seg{i},human,{min(100, max(0, rng.normal(mean, 12))):.3f}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_allocation_replay_compares_uniform_and_adaptive(tmp_path: Path) -> None:
+    path = allocation_csv(tmp_path / "scores.csv")
+    report = run(str(path), "--format", "scores", "--allocation", "adaptive", "--seeds", "2",
+                 "--score-range", "0,100", "--warmup", "10")
+    assert set(report["policies"]) == {"uniform", "adaptive"}
+    assert report["pairs"] == 6 and report["reference_decisions"]["mean"] >= 3
+    assert report["policies"]["adaptive"]["reached_share"] == 1.0
+    assert report["saving"] > 0
+    out = io.StringIO()
+    call_command("replay", str(path), "--format", "scores", "--allocation", "adaptive", "--seeds", "2",
+                 "--score-range", "0,100", "--null", stdout=out)
+    assert "runs with a false decision" in out.getvalue()
+
+
+def test_allocation_needs_a_score_range_the_scores_respect(tmp_path: Path) -> None:
+    path = allocation_csv(tmp_path / "scores.csv")
+    with pytest.raises(CommandError, match="--score-range LOW,HIGH: required"):
+        run(str(path), "--format", "scores", "--allocation", "uniform", "--seeds", "1")
+    with pytest.raises(CommandError, match="outside \\[0, 50\\]"):
+        run(str(path), "--format", "scores", "--allocation", "uniform", "--seeds", "1", "--score-range", "0,50")
+    with pytest.raises(CommandError, match="not LOW,HIGH"):
+        run(str(path), "--format", "scores", "--allocation", "uniform", "--seeds", "1", "--score-range", "x")

@@ -1,5 +1,9 @@
 """``replay FILE --format mqm-tsv|scores|mtme``: what a study on fewer items would have concluded.
 
+With ``--allocation uniform|adaptive``: how many judgments uniform and adaptive allocation need to
+reach the decisions of the anytime-valid confidence sequences on all the data
+(evaluators/stats/allocation.py, evaluators/stats/sequential.py).
+
 Definitions and sources: evaluators/stats/replay.py and docs/efficient-evaluation.md.
 """
 from __future__ import annotations
@@ -11,11 +15,13 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaluators.stats.allocation import DEFAULT_WARMUP, POLICIES, TARGETS, replay_allocation, summarise
 from evaluators.stats.replay import DEFAULT_BUDGETS, PERMUTATIONS, CompleteData, MethodReplay, Replayer, replay_method
 from evaluators.stats.replay_data import (
     TEXT_METRICS, ReplayDataError, from_mqm, from_score_table, reference_candidates,
 )
 from evaluators.stats.selection import SCORE_METHODS, SelectionInputError, item_utilities, rank_items
+from evaluators.stats.sequential import SequentialConfig
 from formats.mqm_tsv import MqmTsvError, parse_mqm_tsv
 from formats.mtme import ScoreTableError, read_long_csv, read_mtme_dir
 from studies.cli import read_text_file
@@ -25,6 +31,8 @@ FORMATS = ("mqm-tsv", "scores", "mtme")
 DEFAULT_METHODS = ("random", *SCORE_METHODS)
 METHODS = (*DEFAULT_METHODS, "diversity")
 MAX_SEEDS = 1000
+#: The score range of an MQM file's human scores: minus the segment score, capped at 25 (Freitag et al. 2021).
+MQM_RANGE = (-25.0, 0.0)
 
 
 def _fail(message: str) -> CommandError:
@@ -79,6 +87,23 @@ class Command(BaseCommand):
         parser.add_argument("--null", action="store_true",
                             help="Shuffle the system labels within each item first (seed 0): no true differences.")
         parser.add_argument("--json", action="store_true", help="Print the figures as JSON.")
+        parser.add_argument("--allocation", choices=tuple(POLICIES),
+                            help="Replay allocation instead of selection: uniform (every system on items in a "
+                                 "random order) or adaptive (also runs uniform, to compare); judgments until the "
+                                 "confidence sequences reach the decisions of all the data.")
+        parser.add_argument("--alpha", type=float, default=0.05,
+                            help="--allocation: family-wise level over the system pairs (default 0.05).")
+        parser.add_argument("--min-effect", type=float, metavar="DELTA",
+                            help="--allocation: a pair whose interval lies within (-DELTA, DELTA) is "
+                                 "indistinguishable (score scale; default: no such decision).")
+        parser.add_argument("--target", choices=TARGETS, default="all",
+                            help="--allocation: the pairs to settle: all (default) or top (the pairs of two "
+                                 "systems not yet decided worse than another, i.e. the top cluster).")
+        parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, metavar="N",
+                            help=f"--allocation adaptive: items judged by every system first (default {DEFAULT_WARMUP}).")
+        parser.add_argument("--score-range", metavar="LOW,HIGH",
+                            help="--allocation: the bounds every human score lies in, known before the study "
+                                 "(default for mqm-tsv -25,0; required for scores/mtme, e.g. 0,100).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         budgets = parse_budgets(opts["budgets"])
@@ -87,6 +112,9 @@ class Command(BaseCommand):
         if not 10 <= opts["permutations"] <= 100_000:
             raise _fail("--permutations: between 10 and 100000")
         data, texts, notes, metric = self._load(opts)
+        if opts["allocation"]:
+            self._allocation(data, notes, opts)
+            return
         if opts["null"]:
             data = data.shuffled_systems(np.random.default_rng(0))
             notes.append("null: system labels shuffled within each item (seed 0), so no system is truly better")
@@ -130,6 +158,81 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2))
             return
         self._print(report)
+
+    def _allocation(self, data: CompleteData, notes: list[str], opts: dict[str, Any]) -> None:
+        low, high = self._score_range(opts)
+        bad = np.argwhere((data.human < low) | (data.human > high))
+        if len(bad):
+            s, i = bad[0]
+            raise _fail(f"--score-range: system {data.systems[s]!r}, item {data.items[i]!r} has the human score "
+                        f"{data.human[s, i]:g}, outside [{low:g}, {high:g}] ({len(bad)} score(s) outside)")
+        try:
+            config = SequentialConfig(low=low, high=high, alpha=opts["alpha"], min_effect=opts["min_effect"])
+        except ValueError as exc:
+            raise _fail(f"--alpha/--min-effect/--score-range: {exc}") from None
+        if opts["warmup"] < 0:
+            raise _fail("--warmup: at least 0 items")
+        policies = ("uniform", "adaptive") if opts["allocation"] == "adaptive" else ("uniform",)
+        replay = replay_allocation(data.human, config, policies=policies, seeds=opts["seeds"],
+                                   warmup=opts["warmup"], null=opts["null"], target=opts["target"])
+        if opts["null"]:
+            notes.append("null: system labels shuffled within each item, anew for each seed; any 'better' "
+                         "decision is false")
+        report = {"file": str(opts["file"]), "format": opts["format"], "systems": len(data.systems),
+                  "items": len(data.items), "dropped_items": len(data.dropped_items), "allocation": opts["allocation"],
+                  "alpha": config.alpha, "min_effect": config.min_effect, "score_range": [low, high],
+                  "warmup": opts["warmup"], "target": opts["target"], "pairs": len(replay.pairs), "notes": notes,
+                  **summarise(replay, data.systems)}
+        if opts["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+            return
+        self._print_allocation(report)
+
+    def _score_range(self, opts: dict[str, Any]) -> tuple[float, float]:
+        text = opts["score_range"]
+        if text is None:
+            if opts["format"] == "mqm-tsv":
+                return MQM_RANGE
+            raise _fail("--score-range LOW,HIGH: required with --allocation for scores/mtme (the bounds of "
+                        "the human scores, e.g. 0,100)")
+        parts = text.split(",")
+        try:
+            low, high = (float(p) for p in parts)
+        except ValueError:
+            raise _fail(f"--score-range: {text!r} is not LOW,HIGH (two numbers)") from None
+        if not low < high:
+            raise _fail(f"--score-range: {low:g} is not below {high:g}")
+        return low, high
+
+    def _print_allocation(self, report: dict[str, Any]) -> None:
+        out = self.stdout.write
+        delta = f", indistinguishable within ±{report['min_effect']:g}" if report["min_effect"] else ""
+        out(f"{report['systems']} systems × {report['items']} items, {report['pairs']} pairs; "
+            f"family-wise α {report['alpha']:g}{delta}; scores in [{report['score_range'][0]:g}, "
+            f"{report['score_range'][1]:g}]; {report['seeds']} seeds")
+        for note in report["notes"]:
+            out(f"  {note}")
+        if not report["null"]:
+            ref = report["reference_decisions"]
+            what = "systems out of the top cluster" if report["target"] == "top" else "pairs decided"
+            out(f"  the reference, a full uniform pass in each seed's order: {ref['mean']:.1f} {what} on average")
+            out(f"  an oracle knowing the reference in advance: {report['oracle_judgments']['mean']:.0f} judgments")
+        for name, entry in report["policies"].items():
+            out(f"\n{name}")
+            if report["null"]:
+                out(f"  runs with a false decision: {entry['false_decision_runs']} of {report['seeds']} "
+                    f"({entry['false_decision_share']:.1%}); judgments {entry['judgments_total']['mean']:.0f}")
+            else:
+                j = entry["judgments_to_reference"]
+                reached = f"{j['mean']:.0f} [{j['low']:.0f}, {j['high']:.0f}]" if j else "never"
+                out(f"  judgments to reach the reference decisions: {reached} (reached in "
+                    f"{entry['reached_share']:.0%} of seeds; contradictions {entry['contradictions']})")
+            per_system = ", ".join(f"{s} {v:.0f}" for s, v in entry["per_system"].items())
+            out(f"  judgments per system: {per_system}")
+            busiest = sorted(entry["per_pair"].items(), key=lambda kv: -kv[1])[:5]
+            out("  most observed pairs: " + ", ".join(f"{k} {v:.0f}" for k, v in busiest))
+        if "saving" in report:
+            out(f"\nsaving of adaptive over uniform: {report['saving']:.1%} (the oracle's: {report['oracle_saving']:.1%})")
 
     def _load(self, opts: dict[str, Any]) -> tuple[CompleteData, dict[str, list[str]] | None, list[str], str | None]:
         path, fmt = Path(opts["file"]), opts["format"]

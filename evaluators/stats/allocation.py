@@ -1,0 +1,402 @@
+"""Which item, for which systems, to judge next: uniform and adaptive allocation as incremental state.
+
+A policy holds the study's state — the judgments seen so far and the confidence sequences of
+:mod:`evaluators.stats.sequential` — and answers two calls, the same in a replay and in a live study:
+
+* ``next_request()`` → a :class:`Request` (an item and the systems to judge on it), or ``None`` when
+  there is nothing left to ask (settled, or no data left for an open pair);
+* ``observe(request, scores)`` → feeds the judgments of that request (one score per requested system).
+
+**One random item order for every system.** Each policy draws a seeded random order of the items;
+every system is judged on a *prefix* of that order (its ``progress``). So a pair (A, B) sees its
+items in the order's sequence whatever the policy does — the policy only decides *when* a pair gets
+its next item, never *which* — and every pair's observations are a random-order sample, as the
+confidence sequences assume. The sequences are valid at every time, so a policy may choose the
+next request from everything seen so far without inflating false decisions.
+
+* **uniform**: the items in the random order, every system on each.
+* **adaptive**: a warm-up of the first ``warmup`` items with every system; then, repeatedly, the open
+  pair of the target set whose decision is predicted soonest (its capital's mean growth so far,
+  :meth:`AdaptivePolicy.predicted_finish`) gets its next item: the lagging system of the pair (or
+  both, when level) is judged on the next item of the order. A pair near zero difference, whose
+  capital does not grow, waits until the pairs that are moving have been decided.
+
+A judgment is one (item, system) cell. Pure numpy; no Django.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from evaluators.stats.sequential import (
+    FIRST_BETTER, INDISTINGUISHABLE, OPEN, SECOND_BETTER, PairwiseSequences, SequentialConfig,
+)
+
+#: The target sets: every pair, or the pairs that can still change the top cluster.
+TARGETS = ("all", "top")
+#: Items judged by every system before the adaptive policy starts choosing.
+DEFAULT_WARMUP = 20
+
+
+@dataclass(frozen=True)
+class Request:
+    """Judge ``item`` (an index into the study's items) for each of ``systems``."""
+
+    item: int
+    systems: tuple[int, ...]
+
+
+class Policy:
+    """Shared state: the item order, each system's progress in it, the scores seen, the sequences."""
+
+    name = "policy"
+
+    def __init__(self, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
+                 pairs: Sequence[tuple[int, int]] | None = None, target: str = "all") -> None:
+        if n_items < 1:
+            raise ValueError("no items to allocate")
+        if target not in TARGETS:
+            raise ValueError(f"target {target!r}: {' or '.join(TARGETS)}")
+        self.target = target
+        self.n_systems = n_systems
+        self.n_items = n_items
+        self.seed = seed
+        self.order = np.random.default_rng(seed).permutation(n_items)
+        self.position = np.empty(n_items, dtype=int)
+        self.position[self.order] = np.arange(n_items)
+        #: Items judged per system: the first ``progress[s]`` items of ``order``.
+        self.progress = np.zeros(n_systems, dtype=int)
+        #: Scores seen, by system and by position in the order.
+        self.scores = np.full((n_systems, n_items), math.nan)
+        self.sequences = PairwiseSequences(n_systems, config, pairs)
+        self.judgments = 0
+
+    def out_of_top(self) -> np.ndarray:
+        """Booleans by system: decided worse than some other system (so not in the top cluster)."""
+        seq = self.sequences
+        out = np.zeros(self.n_systems, dtype=bool)
+        out[seq.pairs[seq.decision == FIRST_BETTER, 1]] = True
+        out[seq.pairs[seq.decision == SECOND_BETTER, 0]] = True
+        return out
+
+    def target_open(self) -> np.ndarray:
+        """The open pairs of the target set: all open pairs, or (``top``) those of two systems not yet out."""
+        rows = self.sequences.open_pairs()
+        if self.target == "top":
+            out = self.out_of_top()
+            pairs = self.sequences.pairs[rows]
+            rows = rows[~out[pairs[:, 0]] & ~out[pairs[:, 1]]]
+        return rows
+
+    @property
+    def settled(self) -> bool:
+        """No pair of the target set is open."""
+        return len(self.target_open()) == 0
+
+    def reached(self, reference: np.ndarray) -> bool:
+        """Whether the reference's decisions (another run's, by pair) are reached: every decided pair
+        decided (``all``), or every system out of the top cluster there out here too (``top``)."""
+        if self.target == "top":
+            ref_out = np.zeros(self.n_systems, dtype=bool)
+            pairs = self.sequences.pairs
+            ref_out[pairs[reference == FIRST_BETTER, 1]] = True
+            ref_out[pairs[reference == SECOND_BETTER, 0]] = True
+            return bool(np.all(self.out_of_top()[ref_out]))
+        return bool(np.all(self.sequences.decision[reference != OPEN] != OPEN))
+
+    def next_request(self) -> Request | None:
+        raise NotImplementedError
+
+    def observe(self, request: Request, scores: Sequence[float]) -> np.ndarray:
+        """Record one score per requested system; returns the pairs decided by them."""
+        if len(scores) != len(request.systems):
+            raise ValueError(f"{len(scores)} score(s) for {len(request.systems)} system(s)")
+        pos = int(self.position[request.item])
+        new = np.zeros(self.n_systems, dtype=bool)
+        for system, score in zip(request.systems, scores, strict=True):
+            if self.progress[system] != pos:
+                raise ValueError(f"system {system} is at item {self.progress[system]} of the order, "
+                                 f"not {pos}: judgments must follow the order")
+            if not math.isfinite(score):
+                raise ValueError(f"system {system}: the score is not a number")
+            self.scores[system, pos] = score
+            self.progress[system] += 1
+            new[system] = True
+        self.judgments += len(request.systems)
+        return self.sequences.observe(self.scores[:, pos], new)
+
+
+class UniformPolicy(Policy):
+    """Every system on each item, the items in the random order."""
+
+    name = "uniform"
+
+    def next_request(self) -> Request | None:
+        pos = int(self.progress.min())
+        if pos >= self.n_items:
+            return None
+        return Request(int(self.order[pos]), tuple(int(s) for s in np.flatnonzero(self.progress == pos)))
+
+
+class AdaptivePolicy(Policy):
+    """Warm-up with every system, then the next item of the open pair closest to a decision."""
+
+    name = "adaptive"
+
+    def __init__(self, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
+                 pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
+                 warmup: int = DEFAULT_WARMUP) -> None:
+        super().__init__(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
+        if warmup < 0:
+            raise ValueError("warmup: at least 0 items")
+        self.warmup = min(warmup, n_items)
+
+    def capital(self, rows: np.ndarray) -> np.ndarray:
+        """Each pair's hedged log-capital against its nearest decision.
+
+        The sign decisions read the capital at 0; with a minimum effect, "indistinguishable" reads the
+        smaller of the capitals at −δ (K⁺) and +δ (K⁻), both of which it needs.
+        """
+        seq = self.sequences
+        best = np.maximum(seq.log_k_plus[rows, 0], seq.log_k_minus[rows, 0])
+        if seq.config.min_effect is not None:
+            best = np.maximum(best, np.minimum(seq.log_k_plus[rows, 1], seq.log_k_minus[rows, 2]))
+        return best - math.log(2)
+
+    def predicted_finish(self, rows: np.ndarray) -> np.ndarray:
+        """The observations at which each pair would reach its decision if its capital kept its mean growth.
+
+        ``n + (log(1/α_pair) − L) / (L / n)`` for a pair with log-capital ``L > 0`` after ``n``
+        observations; infinite when the capital has not grown. Lower is served first.
+        """
+        seq = self.sequences
+        n = np.maximum(seq.count[rows], 1)
+        log_k = self.capital(rows)
+        rate = np.maximum(log_k, 0.0) / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            remaining = np.where(rate > 0, (seq.log_threshold - log_k) / rate, np.inf)
+        return n + np.maximum(remaining, 0.0)
+
+    def _involves_leader(self, rows: np.ndarray) -> np.ndarray:
+        """``top``: only the pairs of the leader (the candidate with the highest mean score seen) can put
+        another candidate out soonest, so the adaptive policy serves those (any decision counts, though)."""
+        out = self.out_of_top()
+        seen = np.maximum(self.progress, 1)
+        means = np.where(out, -np.inf, np.nansum(self.scores, axis=1) / seen)
+        leader = int(np.argmax(means))
+        pairs = self.sequences.pairs[rows]
+        keep = (pairs[:, 0] == leader) | (pairs[:, 1] == leader)
+        return keep if keep.any() else np.ones(len(rows), dtype=bool)
+
+    def next_request(self) -> Request | None:
+        low = int(self.progress.min())
+        if low < self.warmup:
+            return Request(int(self.order[low]), tuple(int(s) for s in np.flatnonzero(self.progress == low)))
+        seq = self.sequences
+        rows = self.target_open()
+        if self.target == "top":
+            rows = rows[self._involves_leader(rows)]
+        a, b = seq.pairs[rows, 0], seq.pairs[rows, 1]
+        lag = np.minimum(self.progress[a], self.progress[b])
+        rows, a, b, lag = rows[lag < self.n_items], a[lag < self.n_items], b[lag < self.n_items], lag[lag < self.n_items]
+        if len(rows) == 0:
+            return None
+        # Pairs predicted to decide within the items there are first, then the others (served once no
+        # pair is moving); within each group, the pair needing the fewest new judgments to get there
+        # (cells its systems have not been judged on yet), then fewer observations.
+        finish = self.predicted_finish(rows)
+        goal = np.minimum(np.ceil(finish), self.n_items)
+        new_cells = np.maximum(goal - self.progress[a], 0) + np.maximum(goal - self.progress[b], 0)
+        pick = np.lexsort((seq.count[rows], new_cells, finish > self.n_items))[0]
+        pos = int(lag[pick])
+        systems = tuple(sorted(int(s) for s in (a[pick], b[pick]) if self.progress[s] == pos))
+        return Request(int(self.order[pos]), systems)
+
+
+POLICIES = {"uniform": UniformPolicy, "adaptive": AdaptivePolicy}
+
+
+def make_policy(name: str, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
+                pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
+                warmup: int = DEFAULT_WARMUP) -> Policy:
+    if name == "uniform":
+        return UniformPolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
+    if name == "adaptive":
+        return AdaptivePolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target, warmup=warmup)
+    raise ValueError(f"allocation {name!r}: uniform or adaptive")
+
+
+@dataclass(frozen=True)
+class AllocationRun:
+    """One replay of a policy on complete data."""
+
+    policy: str
+    seed: int
+    #: Judgments when every reference decision had been reached (None: never reached).
+    judgments_to_reference: int | None
+    #: Judgments when the policy stopped (settled or out of data) and whether it was settled.
+    judgments_total: int
+    settled: bool
+    #: Per system, the judgments made up to the reference point (or to the end when never reached).
+    per_system: np.ndarray
+    #: Per pair (of the target set), its observations up to that point.
+    per_pair: np.ndarray
+    #: The decisions at the end, and whether any of them names a better system (false on null data).
+    decisions: np.ndarray
+    any_better: bool
+    #: Reference pairs decided otherwise than the reference (a wrong direction or a different verdict).
+    contradictions: int
+
+
+def run_policy(policy: Policy, human: np.ndarray, reference: np.ndarray | None = None) -> AllocationRun:
+    """Run ``policy`` on complete data ``human`` (systems × items) until it has nothing to ask.
+
+    ``reference``: the decisions to reach, by pair of the target set (``open`` ones are not targets);
+    the run records the judgments at the moment every non-open reference decision had been reached.
+    """
+    seq = policy.sequences
+    targets = np.flatnonzero(reference != OPEN) if reference is not None else np.array([], dtype=int)
+    reached_at: int | None = 0 if reference is not None and policy.reached(reference) else None
+    per_system = per_pair = None
+    if reached_at == 0:
+        per_system, per_pair = policy.progress.copy(), seq.count.copy()
+    while (request := policy.next_request()) is not None:
+        policy.observe(request, [float(human[s, request.item]) for s in request.systems])
+        if reached_at is None and reference is not None and policy.reached(reference):
+            reached_at = policy.judgments
+            per_system, per_pair = policy.progress.copy(), seq.count.copy()
+        if policy.settled:
+            break
+    if per_system is None or per_pair is None:
+        per_system, per_pair = policy.progress.copy(), seq.count.copy()
+    contradictions = 0
+    if reference is not None:
+        decided = seq.decision[targets]
+        contradictions = int(np.sum((decided != OPEN) & (decided != reference[targets])))
+    return AllocationRun(policy=policy.name, seed=policy.seed, judgments_to_reference=reached_at,
+                         judgments_total=policy.judgments, settled=policy.settled, per_system=per_system,
+                         per_pair=per_pair, decisions=seq.decision.copy(),
+                         any_better=bool(np.isin(seq.decision, [FIRST_BETTER, SECOND_BETTER]).any()),
+                         contradictions=contradictions)
+
+
+@dataclass(frozen=True)
+class AllocationReplay:
+    """Uniform and adaptive allocation replayed over seeds (one random item order per seed)."""
+
+    seeds: int
+    null: bool
+    #: Per policy, the runs in seed order.
+    runs: dict[str, list[AllocationRun]]
+    #: Per seed, the number of reference decisions (the full uniform pass's; none on null data).
+    reference_decisions: list[int]
+    pairs: list[tuple[int, int]]
+    #: Per seed, the judgments of an oracle that knows the reference in advance (:func:`oracle_judgments`).
+    oracle: list[int]
+
+
+def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: Sequence[str], seeds: int,
+                      warmup: int = DEFAULT_WARMUP, null: bool = False, target: str = "all") -> AllocationReplay:
+    """Each seed: the reference decisions of a full uniform pass in that seed's item order, then each policy.
+
+    With ``null``, each seed first shuffles the system labels within every item (``numpy`` generator
+    seeded with the seed + 1,000,000), so no system is truly better and any "better" decision is false;
+    the policies then run until they have nothing left to ask, and no reference is used.
+    """
+    n_systems, n_items = human.shape
+    runs: dict[str, list[AllocationRun]] = {name: [] for name in policies}
+    references = []
+    oracle = []
+    pairs: list[tuple[int, int]] = []
+    for seed in range(seeds):
+        data = human
+        if null:
+            rng = np.random.default_rng(1_000_000 + seed)
+            data = np.stack([human[rng.permutation(n_systems), i] for i in range(n_items)], axis=1)
+        reference = None
+        if not null:
+            full = make_policy("uniform", n_systems, n_items, config, seed=seed, target=target)
+            reference = run_policy(full, data).decisions
+            references.append(int(full.out_of_top().sum()) if target == "top" else int(np.sum(reference != OPEN)))
+            oracle.append(oracle_judgments(full))
+        for name in policies:
+            policy = make_policy(name, n_systems, n_items, config, seed=seed, target=target, warmup=warmup)
+            pairs = [(int(p[0]), int(p[1])) for p in policy.sequences.pairs]
+            runs[name].append(run_policy(policy, data, reference))
+    return AllocationReplay(seeds=seeds, null=null, runs=runs, reference_decisions=references, pairs=pairs,
+                            oracle=oracle)
+
+
+def oracle_judgments(full: Policy) -> int:
+    """A lower bound for any policy on this item order: the judgments of one that knows the reference.
+
+    In a policy's item order a pair reaches a decision after the same number of its observations
+    whatever the policy, so a policy that knew in advance which pairs the full pass decides (``all``;
+    for ``top``, the earliest decision that put each system out) would judge each system up to the
+    largest such count among its pairs, and the others not at all.
+    """
+    seq = full.sequences
+    need = np.zeros(full.n_systems, dtype=int)
+    decided = np.flatnonzero(seq.decision != OPEN)
+    if full.target == "top":
+        chosen = []
+        for system in np.flatnonzero(full.out_of_top()):
+            loser = np.where(seq.decision[decided] == FIRST_BETTER, seq.pairs[decided, 1], seq.pairs[decided, 0])
+            excluding = decided[(loser == system) & (seq.decision[decided] != INDISTINGUISHABLE)]
+            chosen.append(excluding[np.argmin(seq.decided_at[excluding])])
+        decided = np.array(chosen, dtype=int)
+    for row in decided:
+        for system in seq.pairs[row]:
+            need[system] = max(need[system], seq.decided_at[row])
+    return int(need.sum())
+
+
+def _mean_ci(values: Sequence[float]) -> dict[str, float]:
+    """Mean and Student-t 95% interval of the mean over seeds."""
+    arr = np.asarray(values, dtype=float)
+    mean = float(arr.mean())
+    if len(arr) < 2 or float(arr.std(ddof=1)) == 0.0:
+        return {"mean": mean, "low": mean, "high": mean}
+    half = float(sps.t.ppf(0.975, len(arr) - 1) * arr.std(ddof=1) / math.sqrt(len(arr)))
+    return {"mean": mean, "low": mean - half, "high": mean + half}
+
+
+def summarise(replay: AllocationReplay, systems: Sequence[str]) -> dict[str, Any]:
+    """The figures of a replay: judgments to the reference decisions (mean, 95% CI), where they went,
+    the saving of adaptive over uniform, and the share of runs with any false decision on null data."""
+    out: dict[str, Any] = {"seeds": replay.seeds, "null": replay.null}
+    if not replay.null:
+        out["reference_decisions"] = _mean_ci(replay.reference_decisions)
+        out["oracle_judgments"] = _mean_ci(replay.oracle)
+    policies: dict[str, Any] = {}
+    for name, runs in replay.runs.items():
+        entry: dict[str, Any] = {
+            "judgments_total": _mean_ci([r.judgments_total for r in runs]),
+            "settled_share": float(np.mean([r.settled for r in runs])),
+            "any_better_share": float(np.mean([r.any_better for r in runs])),
+        }
+        if replay.null:
+            entry["false_decision_share"] = entry["any_better_share"]
+            entry["false_decision_runs"] = int(sum(r.any_better for r in runs))
+        else:
+            reached = [r.judgments_to_reference for r in runs if r.judgments_to_reference is not None]
+            entry["reached_share"] = len(reached) / len(runs)
+            entry["judgments_to_reference"] = _mean_ci(reached) if reached else None
+            entry["contradictions"] = int(sum(r.contradictions for r in runs))
+        entry["per_system"] = {s: float(np.mean([r.per_system[k] for r in runs])) for k, s in enumerate(systems)}
+        entry["per_pair"] = {f"{systems[a]} vs {systems[b]}": float(np.mean([r.per_pair[k] for r in runs]))
+                             for k, (a, b) in enumerate(replay.pairs)}
+        policies[name] = entry
+    out["policies"] = policies
+    if not replay.null and {"uniform", "adaptive"} <= set(replay.runs):
+        u = policies["uniform"]["judgments_to_reference"]
+        a = policies["adaptive"]["judgments_to_reference"]
+        if u and a and u["mean"] > 0:
+            out["saving"] = 1.0 - a["mean"] / u["mean"]
+            out["oracle_saving"] = 1.0 - out["oracle_judgments"]["mean"] / u["mean"]
+    return out
