@@ -56,8 +56,11 @@ from evaluators.stats.replay import CompleteData
 from evaluators.stats.wmt_ranking import P_LEVEL
 
 MIN_ITEMS = 10
-MAX_ITEMS = 100_000
+MAX_ITEMS = 20_000  # replicates × items draws are int32: 80 MB at 1,000 replicates
 DEFAULT_REPLICATES = 1000
+#: The item search of :func:`items_for_power` stops at this multiple of the pilot's items: a plan many times
+#: the pilot's size extrapolates its differences too far to be worth the memory (replicates × items draws).
+SEARCH_PILOT_MULTIPLE = 20
 DEFAULT_POWER = 0.8
 #: Cells (pairs × replicates × 2M values) ranked at once: bounds the memory of a plan to ~100 MB.
 _CHUNK_VALUES = 4_000_000
@@ -204,7 +207,7 @@ def _draws(seed: int, replicates: int, n_items: int, items: int) -> np.ndarray:
     One generator per replicate, seeded ``(seed, replicate)``: the draws of ``m`` items are the first ``m``
     of the draws of more, so studies of different sizes share their items (common random numbers).
     """
-    out = np.empty((replicates, items), dtype=np.int64)
+    out = np.empty((replicates, items), dtype=np.int32)
     for r in range(replicates):
         out[r] = np.random.default_rng([seed, r]).integers(0, n_items, size=items)
     return out
@@ -424,8 +427,13 @@ class ItemsForPower:
 
 def items_for_power(pilot: Pilot, pair: tuple[str, str], *, power: float = DEFAULT_POWER, raters: int = 1,
                     systems: int | None = None, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
-                    p_level: float = P_LEVEL, max_items: int = MAX_ITEMS) -> ItemsForPower:
-    """The smallest number of items whose power for ``pair`` (in the pilot's direction) reaches ``power``."""
+                    p_level: float = P_LEVEL, max_items: int | None = None) -> ItemsForPower:
+    """The smallest number of items whose power for ``pair`` (in the pilot's direction) reaches ``power``.
+
+    The search stops at ``max_items`` (default: ``SEARCH_PILOT_MULTIPLE`` times the pilot's items, at most
+    ``MAX_ITEMS``); the note then says so, and names the other system when the report's test tends to put it
+    ahead (a rank test can disagree with the means when one system has more perfect scores).
+    """
     if not 0 < power < 1:
         raise PlanningError("power: between 0 and 1 (e.g. 0.8)")
     _check(MIN_ITEMS, raters, replicates)
@@ -444,9 +452,16 @@ def items_for_power(pilot: Pilot, pair: tuple[str, str], *, power: float = DEFAU
     names = (pilot.systems[a], pilot.systems[b])
     two = scores[[a, b]]
 
+    if max_items is None:
+        max_items = min(MAX_ITEMS, SEARCH_PILOT_MULTIPLE * len(pilot.items))
+    reversed_share = 0.0
+
     def power_at(m: int) -> float:
+        nonlocal reversed_share
         draws = _draws(seed, replicates, len(pilot.items), m)
-        return float(np.mean(_simulate(two, draws, [(0, 1)], p_level)[:, 0] == 1))
+        outcome = _simulate(two, draws, [(0, 1)], p_level)[:, 0]
+        reversed_share = float(np.mean(outcome == -1))
+        return float(np.mean(outcome == 1))
 
     n_sys = len(pilot.systems)
     low, high = MIN_ITEMS, MIN_ITEMS
@@ -455,7 +470,11 @@ def items_for_power(pilot: Pilot, pair: tuple[str, str], *, power: float = DEFAU
         return ItemsForPower(names, power, high, achieved, cost(high, n_sys, raters, pilot.seconds_per_judgment), notes)
     while achieved < power:
         if high >= max_items:
-            notes.append(f"{max_items} items do not reach the power (power {achieved:.2f})")
+            notes.append(f"{max_items} items ({max_items // max(1, len(pilot.items))} times the pilot's) do not "
+                         f"reach the power (power {achieved:.2f})")
+            if reversed_share > achieved:
+                notes.append(f"the report's test puts {names[1]} ahead in {reversed_share:.0%} of the simulated "
+                             f"studies although the pilot's mean favours {names[0]}")
             return ItemsForPower(names, power, None, achieved, None, notes)
         low, high = high, min(max_items, high * 2)
         achieved = power_at(high)

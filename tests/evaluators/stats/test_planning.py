@@ -97,6 +97,20 @@ def test_items_for_power_is_the_smallest_size_reaching_the_target() -> None:
     assert never.items is None and "do not reach" in never.notes[-1]
 
 
+def test_the_search_stops_at_twenty_pilots_and_names_a_system_the_rank_test_prefers() -> None:
+    """A is a little better on the mean (B sometimes fails badly) but B is perfect more often: in the
+    simulated studies where B's mean comes out ahead the rank test puts B first, and A never wins, so no
+    number of items gives "A over B" and the note says who the test prefers."""
+    n = 40
+    b = np.where(np.arange(n) % 5 == 0, -2.6, 0.0)
+    pilot = pl.Pilot(("A", "B"), tuple(str(i) for i in range(n)), np.stack([np.full(n, -0.5), b]))
+    found = pl.items_for_power(pilot, ("A", "B"), replicates=50)
+    assert found.pair == ("A", "B") and found.items is None
+    assert any(f"{pl.SEARCH_PILOT_MULTIPLE * n} items (20 times the pilot's) do not reach" in note
+               for note in found.notes)
+    assert "puts B ahead" in found.notes[-1] and "mean favours A" in found.notes[-1]
+
+
 def test_pilot_from_ratings_and_the_rater_model() -> None:
     rng = np.random.default_rng(5)
     rows = []
