@@ -199,7 +199,7 @@ def _owner_set(*, study: Study, user: Any, by: Any, via: str) -> str:
 #: The ``--user`` option's help, shared by every command that takes it.
 USER_OPTION_HELP = ("Act as this user: the command refuses a study the user has no role on (as if it did not exist) "
                     "or a role too low, and the audit log names the user. Without --user the command runs as the "
-                    "server's administrator (every study), as before (docs/access.md).")
+                    "server's administrator (every study; docs/access.md).")
 
 
 def command_user(username: str | None) -> Any:

@@ -7,7 +7,7 @@
   rows of studies the user has a role on (``get_queryset``), so any other row
   is answered exactly as a row that does not exist;
 * viewing needs ``view_action`` on the row's study, changing ``change_action``;
-  deleting is for superusers only (and their model permissions, as before);
+  deleting is for superusers only (and Django's model permissions still apply to them);
 * actions declare ``permissions=["manage"]`` or ``["analyse"]``: the admin offers
   them only to users who are a manager (an analyst) of at least one study, and
   each action then checks the role on every selected study (403 otherwise).
