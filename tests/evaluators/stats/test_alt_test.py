@@ -6,6 +6,7 @@ winning rate and advantage probability are compared to 1e-9, pass/fail exactly.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -57,3 +58,33 @@ def test_nothing_to_test_is_said() -> None:
         alt_test({"a": 1}, {"h1": {"a": 1}, "h2": {"a": 1}})
     with pytest.raises(AltTestError, match="scoring: 'f1'"):
         alt_test({"a": 1}, {"h1": {"a": 1}}, scoring="f1")
+
+
+#: A second reference, made independently (make_alt_test_annotators_ref.py): two data sets with judges that copy
+#: an annotator (zero-variance differences) or miss items, at several epsilons, with the notebook's per-annotator
+#: p-values and rejections recorded by wrapping its own ``ttest`` and ``by_procedure``.
+ANNOTATORS_REF = json.loads((Path(__file__).with_name("data") / "alt_test_annotators_ref.json").read_text(
+    encoding="utf-8"))
+CASES = [(name, case, ref) for name, case in ANNOTATORS_REF["cases"].items() for ref in case["reference"]]
+
+
+@pytest.mark.parametrize(("name", "case", "ref"), CASES,
+                         ids=[f"{n}-{r['judge']}-{r['epsilon']}" for n, _, r in CASES])
+def test_per_annotator_p_values_and_rejections_equal_the_authors(name: str, case: dict, ref: dict) -> None:
+    humans: dict = {}
+    for annotator, item, label in case["ratings"]:
+        humans.setdefault(annotator, {})[item] = label
+    result = alt_test(case["judges"][ref["judge"]], humans, scoring=case["scoring"], epsilon=ref["epsilon"],
+                      q=ANNOTATORS_REF["q"])
+    assert [a.annotator for a in result.per_annotator] == ref["annotators"]
+    for got, expected in zip(result.per_annotator, ref["p_values"], strict=True):
+        if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+            assert math.isnan(got.p_value)
+        else:
+            assert got.p_value == pytest.approx(expected, abs=1e-9)
+    assert sorted(a.annotator for a in result.per_annotator if a.rejected) == sorted(ref["rejected"])
+    assert result.winning_rate == pytest.approx(ref["winning_rate"], abs=1e-9)
+    assert result.advantage_probability == pytest.approx(ref["advantage_probability"], abs=1e-9)
+    assert result.passed == ref["passed"]
+    assert [list(s) for s in result.dropped_annotators] == ref["skipped"]
+    assert len(result.dropped_instances) == ref["n_dropped_items"]
