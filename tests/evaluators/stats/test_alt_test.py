@@ -82,7 +82,7 @@ def test_per_annotator_p_values_and_rejections_equal_the_authors(name: str, case
             assert math.isnan(got.p_value)
         else:
             assert got.p_value == pytest.approx(expected, abs=1e-9)
-    assert sorted(a.annotator for a in result.per_annotator if a.rejected) == sorted(ref["rejected"])
+    assert sorted(str(a.annotator) for a in result.per_annotator if a.rejected) == sorted(ref["rejected"])
     assert result.winning_rate == pytest.approx(ref["winning_rate"], abs=1e-9)
     assert result.advantage_probability == pytest.approx(ref["advantage_probability"], abs=1e-9)
     assert result.passed == ref["passed"]
