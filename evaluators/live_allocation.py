@@ -1,0 +1,110 @@
+"""Adaptive allocation in a running study: the confidence sequences of its judgments, stored for the hand-out.
+
+``allocation_refresh(study)`` feeds every counted judgment of the study's real items, in the order they
+were stored, to one betting confidence sequence per system pair (:mod:`evaluators.stats.sequential`,
+Waudby-Smith & Ramdas 2024, Bonferroni over the pairs) and writes the result to
+``Study.allocation_state``: the pairs' decisions, the still-open target pairs, whether the study is
+settled and the judgments it is expected to need still. The hand-out (``annotation.handout.allocation``)
+reads that state and never imports this module: ``EvaluatorsConfig.ready`` registers
+:func:`allocation_refresh` as the hook the hand-out calls after each judgment of an adaptive study
+(the layers' direction stays research → evaluators → annotation → studies).
+
+One observation per judgment: an annotator's scores of an item's candidates give each pair of systems
+on the item one paired difference. The judgments of one item by several annotators are separate
+observations (docs/efficient-evaluation.md, "For the live study", states the assumption). The state is
+a deterministic function of the judgments in storage order, so any process can rebuild it.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from annotation.models import Judgment
+from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
+from evaluators.stats.sequential import OPEN, PairwiseSequences, SequentialConfig
+from studies.definition.allocation import SCORE_RANGE, is_adaptive
+from studies.models import Candidate, Study
+
+
+def _judgment_scores(study: Study) -> tuple[list[str], list[np.ndarray]]:
+    """The study's systems (sorted) and, per counted judgment in storage order, the scores by system (NaN: absent)."""
+    candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
+                      .values_list("pk", "system"))
+    systems = sorted({system for _, system in candidates})
+    index = {system: k for k, system in enumerate(systems)}
+    column = {str(pk): index[system] for pk, system in candidates}
+    answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False,
+                                       assignment__annotator__excluded=False, is_current=True)
+               .order_by("pk").values_list("answer", flat=True))
+    rows = []
+    for answer in answers.iterator():
+        scores = np.full(len(systems), math.nan)
+        for key, entry in (answer or {}).get("annotations", {}).items():
+            score = entry.get("score") if isinstance(entry, dict) else None
+            if key in column and isinstance(score, (int, float)) and not isinstance(score, bool):
+                scores[column[key]] = float(score)
+        rows.append(scores)
+    return systems, rows
+
+
+def allocation_state(study: Study) -> dict[str, Any]:
+    """The adaptive allocation's state of ``study`` from its judgments (``{}`` for a uniform study)."""
+    if not is_adaptive(study.allocation):
+        return {}
+    options = study.allocation
+    systems, rows = _judgment_scores(study)
+    judgments = len(rows)
+    state: dict[str, Any] = {"judgments": judgments, "warmup": int(options["warmup"]), "target": options["target"],
+                             "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems}
+    if len(systems) < 2:
+        return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
+                "expected_left": None}
+    config = SequentialConfig(*SCORE_RANGE, alpha=float(options["alpha"]),
+                              min_effect=None if options["min_effect"] is None else float(options["min_effect"]))
+    seq = PairwiseSequences(len(systems), config)
+    for scores in rows:
+        seq.observe(scores)
+    open_rows = target_open(seq, options["target"])
+    warmed_up = judgments >= state["warmup"]
+    out = out_of_top(seq)
+    pairs = []
+    for row, (a, b) in enumerate(seq.pairs):
+        low, high = seq.interval(row) if seq.count[row] else (-config.width, config.width)
+        mean = seq.mean_difference(row)
+        pairs.append({"a": systems[a], "b": systems[b], "decision": str(seq.decision[row]),
+                      "observations": int(seq.count[row]), "decided_at": int(seq.decided_at[row]),
+                      "mean": None if math.isnan(mean) else round(mean, 3),
+                      "low": round(low, 3), "high": round(high, 3),
+                      "target": options["target"] == "all" or not (out[a] or out[b])})
+    # Judgments still expected: each open target pair's predicted observations to its decision, over the
+    # share of judgments that observe it so far; the largest of them (None while some pair's capital is not
+    # growing: no prediction).
+    expected: float | None = 0.0
+    if len(open_rows):
+        finish = predicted_finish(seq, open_rows)
+        share = seq.count[open_rows] / max(judgments, 1)
+        if not np.all(np.isfinite(finish)) or np.any(share <= 0):
+            expected = None
+        else:
+            expected = float(np.max((finish - seq.count[open_rows]) / share))
+    settled = warmed_up and len(open_rows) == 0
+    return {**state, "settled": settled, "warmed_up": warmed_up, "pairs": pairs,
+            "open_pairs": [[systems[seq.pairs[r, 0]], systems[seq.pairs[r, 1]]] for r in open_rows],
+            "out_of_top": [systems[k] for k in np.flatnonzero(out)],
+            "expected_left": None if expected is None else int(math.ceil(expected))}
+
+
+def allocation_refresh(study: Study) -> dict[str, Any]:
+    """Recompute and store ``study``'s allocation state; return it (``{}`` and nothing written when uniform).
+
+    One UPDATE of the study row's ``allocation_state`` column, nothing else: two refreshes at once each
+    store a state computed from the judgments committed when they read them; the later judgment's
+    refresh comes after and wins, or the next one corrects it.
+    """
+    state = allocation_state(study)
+    if state:
+        Study.objects.filter(pk=study.pk).update(allocation_state=state)
+        study.allocation_state = state
+    return state
