@@ -160,6 +160,30 @@ def test_adaptive_study_settles_before_every_item_is_judged() -> None:
     _invariants(study)
 
 
+def test_all_pairs_with_a_minimum_effect_settle_the_level_pair_as_indistinguishable() -> None:
+    study = study_import(status="open", data=_da_file(
+        "alloc-all", n_items=150, redundancy=2, allocation={"policy": "adaptive", "warmup": 10, "min_effect": 10}))
+    stored = _run(study, services.annotators_create(study=study, count=6), random.Random(1))
+    study.refresh_from_db()
+    state = study.allocation_state
+    assert state["settled"] is True and stored == state["judgments"] < 150 * 2
+    decided = {(p["a"], p["b"]): p["decision"] for p in state["pairs"]}
+    assert decided == {("reference", "sys1"): "second better", ("reference", "sys2"): "indistinguishable",
+                       ("sys1", "sys2"): "first better"}
+    _invariants(study)
+
+
+def test_all_pairs_without_a_minimum_effect_never_settle_two_level_systems() -> None:
+    study = study_import(status="open", data=_da_file(
+        "alloc-level", n_items=40, allocation={"policy": "adaptive", "warmup": 5}))
+    stored = _run(study, services.annotators_create(study=study, count=2), random.Random(1))
+    study.refresh_from_db()
+    assert stored == 40 and study.allocation_state["settled"] is False
+    assert study.allocation_state["open_pairs"] == [["reference", "sys2"]]
+    assert study.n_open_items == 0
+    _invariants(study)
+
+
 def test_uniform_study_hands_out_every_item_to_its_redundancy() -> None:
     study = study_import(status="open", data=_da_file("alloc-uniform-live", n_items=30, redundancy=2))
     stored = _run(study, services.annotators_create(study=study, count=4), random.Random(2))
