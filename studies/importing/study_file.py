@@ -146,9 +146,9 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
     if "mqm_weights" in fields:
         errors.extend(tx.weights_errors(fields["mqm_weights"]))
     if "allocation" in fields:
-        problems = allocation_errors(fields["allocation"], "settings.allocation")
-        errors.extend(problems)
-        if not problems:
+        allocation_problems = allocation_errors(fields["allocation"], "settings.allocation")
+        errors.extend(allocation_problems)
+        if not allocation_problems:
             fields["allocation"] = normalise_allocation(fields["allocation"])
             if is_adaptive(fields["allocation"]) and spec is not None and not spec.uses_score(
                     Study(protocol=spec.name, protocol_settings=protocol_settings, esa_spans=fields.get("esa_spans", True))):

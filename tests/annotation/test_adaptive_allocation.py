@@ -17,6 +17,7 @@ from annotation.handout import services
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from evaluators.live_allocation import allocation_refresh
 from studies.importing.study_file import StudyFileError, study_import
+from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
 from tests.factories import study_file
 
@@ -229,3 +230,13 @@ def test_after_the_warm_up_only_items_of_open_pairs_go_out() -> None:
         Assignment.objects.filter(pk=assignment.pk).update(status=AssignmentStatus.DONE)
     assert seen == set(range(10))
     _invariants(study)
+
+
+def test_a_copy_keeps_the_setting_and_starts_without_state() -> None:
+    study = study_import(status="open", data=_da_file(
+        "alloc-orig", n_items=60, allocation={"policy": "adaptive", "warmup": 5, "target": "top"}))
+    _run(study, services.annotators_create(study=study, count=2), random.Random(6))
+    study.refresh_from_db()
+    assert study.allocation_state["settled"] is True
+    copy = study_copy(study=study, slug="alloc-orig-copy")
+    assert copy.allocation == study.allocation and copy.allocation_state == {}
