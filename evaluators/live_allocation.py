@@ -20,6 +20,7 @@ import math
 from typing import Any
 
 import numpy as np
+from django.db.models import Q
 
 from annotation.models import Judgment
 from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
@@ -28,25 +29,29 @@ from studies.definition.allocation import SCORE_RANGE, is_adaptive
 from studies.models import Candidate, Study
 
 
-def _judgment_scores(study: Study) -> tuple[list[str], list[np.ndarray]]:
-    """The study's systems (sorted) and, per counted judgment in storage order, the scores by system (NaN: absent)."""
+def _judgment_scores(study: Study) -> tuple[list[str], list[np.ndarray], int]:
+    """The study's systems (sorted); per counted judgment in storage order, the scores by system (NaN: absent);
+    and the highest judgment id read (excluded annotators' too: the watermark of what this read saw)."""
     candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
                       .values_list("pk", "system"))
     systems = sorted({system for _, system in candidates})
     index = {system: k for k, system in enumerate(systems)}
     column = {str(pk): index[system] for pk, system in candidates}
-    answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False,
-                                       assignment__annotator__excluded=False, is_current=True)
-               .order_by("pk").values_list("answer", flat=True))
+    answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False, is_current=True)
+               .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer"))
     rows = []
-    for answer in answers.iterator():
+    watermark = 0
+    for pk, excluded, answer in answers.iterator():
+        watermark = max(watermark, pk)
+        if excluded:
+            continue
         scores = np.full(len(systems), math.nan)
         for key, entry in (answer or {}).get("annotations", {}).items():
             score = entry.get("score") if isinstance(entry, dict) else None
             if key in column and isinstance(score, (int, float)) and not isinstance(score, bool):
                 scores[column[key]] = float(score)
         rows.append(scores)
-    return systems, rows
+    return systems, rows, watermark
 
 
 def allocation_state(study: Study) -> dict[str, Any]:
@@ -54,9 +59,9 @@ def allocation_state(study: Study) -> dict[str, Any]:
     if not is_adaptive(study.allocation):
         return {}
     options = study.allocation
-    systems, rows = _judgment_scores(study)
+    systems, rows, watermark = _judgment_scores(study)
     judgments = len(rows)
-    state: dict[str, Any] = {"judgments": judgments, "warmup": int(options["warmup"]), "target": options["target"],
+    state: dict[str, Any] = {"judgments": judgments, "watermark": watermark, "warmup": int(options["warmup"]), "target": options["target"],
                              "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems}
     if len(systems) < 2:
         return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
@@ -99,12 +104,21 @@ def allocation_state(study: Study) -> dict[str, Any]:
 def allocation_refresh(study: Study) -> dict[str, Any]:
     """Recompute and store ``study``'s allocation state; return it (``{}`` and nothing written when uniform).
 
-    One UPDATE of the study row's ``allocation_state`` column, nothing else: two refreshes at once each
-    store a state computed from the judgments committed when they read them; the later judgment's
-    refresh comes after and wins, or the next one corrects it.
+    One conditional UPDATE of the study row's ``allocation_state`` column, nothing else: of two refreshes
+    at once, one that read fewer judgments than the state stored meanwhile (a lower watermark, the highest
+    judgment id it saw) writes nothing, so a stale state never replaces a newer one. An equal watermark
+    writes: a refresh after an exclusion sees the same judgments and counts fewer of them.
     """
     state = allocation_state(study)
     if state:
-        Study.objects.filter(pk=study.pk).update(allocation_state=state)
-        study.allocation_state = state
+        allocation_state_store(study, state)
     return state
+
+
+def allocation_state_store(study: Study, state: dict[str, Any]) -> bool:
+    """Store ``state`` unless the stored one saw later judgments (a higher watermark); True when stored."""
+    not_newer = Q(allocation_state__watermark__isnull=True) | Q(allocation_state__watermark__lte=state["watermark"])
+    stored = bool(Study.objects.filter(not_newer, pk=study.pk).update(allocation_state=state))
+    if stored:
+        study.allocation_state = state
+    return stored

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.handout import services
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from evaluators.live_allocation import allocation_refresh
+from evaluators.live_allocation import allocation_refresh, allocation_state, allocation_state_store
 from studies.importing.study_file import StudyFileError, study_import
 from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
@@ -240,3 +240,20 @@ def test_a_copy_keeps_the_setting_and_starts_without_state() -> None:
     assert study.allocation_state["settled"] is True
     copy = study_copy(study=study, slug="alloc-orig-copy")
     assert copy.allocation == study.allocation and copy.allocation_state == {}
+
+
+def test_a_refresh_that_read_fewer_judgments_never_replaces_a_newer_state() -> None:
+    study = study_import(status="open", data=_da_file("alloc-race", n_items=20, allocation="adaptive"))
+    annotator = services.annotators_create(study=study)[0]
+    rng = random.Random(7)
+    assignment = services.assignment_next(annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))
+    services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng))
+    stale = allocation_state(Study.objects.get(pk=study.pk))  # read with one judgment stored
+    assignment = services.assignment_next(annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))
+    services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng))
+    assert Study.objects.get(pk=study.pk).allocation_state["judgments"] == 2
+    assert allocation_state_store(Study.objects.get(pk=study.pk), stale) is False
+    assert Study.objects.get(pk=study.pk).allocation_state["judgments"] == 2
+    current = allocation_state(Study.objects.get(pk=study.pk))
+    assert allocation_state_store(Study.objects.get(pk=study.pk), current) is True  # the same watermark writes
+    assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == 2
