@@ -115,6 +115,30 @@ def allocation_refresh(study: Study) -> dict[str, Any]:
     return state
 
 
+#: After a judgment, the state is recomputed once the judgments stored since its last computation reach this
+#: share of those it saw (at least one): each recomputation reads every judgment, so recomputing after every one
+#: would cost a study of n judgments O(n²) in all; this keeps the cost per judgment bounded (about 1/share
+#: readings of the whole study per reading's worth of judgments) and lets "settled" lag by at most this share.
+REFRESH_SHARE = 0.02
+
+
+def allocation_refresh_due(study: Study) -> dict[str, Any] | None:
+    """The hand-out's hook after each judgment of an adaptive study: recompute when due (see REFRESH_SHARE).
+
+    Due while the warm-up runs or when the judgments of the study's real items stored after the state's
+    watermark (one index range over the newest judgments) reach ``REFRESH_SHARE`` of the judgments it saw.
+    Returns the new state, or None when not due.
+    """
+    stored = study.allocation_state or {}
+    seen, watermark = int(stored.get("judgments", 0)), int(stored.get("watermark", 0))
+    if stored and seen >= int(stored.get("warmup", 0)):
+        newer = Judgment.objects.filter(pk__gt=watermark, assignment__item__study=study,
+                                        assignment__item__is_spam=False).count()
+        if newer < max(1, math.ceil(REFRESH_SHARE * seen)):
+            return None
+    return allocation_refresh(study)
+
+
 def allocation_state_store(study: Study, state: dict[str, Any]) -> bool:
     """Store ``state`` unless the stored one saw later judgments (a higher watermark); True when stored."""
     not_newer = Q(allocation_state__watermark__isnull=True) | Q(allocation_state__watermark__lte=state["watermark"])

@@ -6,6 +6,7 @@ invariants hold: no item twice to one annotator, exact redundancy counts, exclud
 """
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -15,7 +16,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.handout import services
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
-from evaluators.live_allocation import allocation_refresh, allocation_state, allocation_state_store
+from evaluators.live_allocation import REFRESH_SHARE, allocation_refresh, allocation_state, allocation_state_store
 from studies.importing.study_file import StudyFileError, study_import
 from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
@@ -257,3 +258,20 @@ def test_a_refresh_that_read_fewer_judgments_never_replaces_a_newer_state() -> N
     current = allocation_state(Study.objects.get(pk=study.pk))
     assert allocation_state_store(Study.objects.get(pk=study.pk), current) is True  # the same watermark writes
     assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == 2
+
+
+def test_the_state_after_a_judgment_lags_by_at_most_the_refresh_share() -> None:
+    study = study_import(status="open", data=_da_file("alloc-lag", n_items=150, allocation={
+        "policy": "adaptive", "warmup": 5}))
+    annotator = services.annotators_create(study=study)[0]
+    rng = random.Random(9)
+    lags = []
+    for stored in range(1, 121):
+        assignment = services.assignment_next(annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))
+        services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng))
+        seen = Study.objects.get(pk=study.pk).allocation_state["judgments"]
+        assert stored - seen < max(1, math.ceil(REFRESH_SHARE * seen)), (stored, seen)
+        lags.append(stored - seen)
+    assert lags[:50] == [0] * 50 and max(lags) >= 1  # every judgment at first; then every 2% of them
+    # The study page's full refresh is never throttled.
+    assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == 120
