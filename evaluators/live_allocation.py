@@ -17,6 +17,7 @@ a deterministic function of the judgments in storage order, so any process can r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,11 +26,40 @@ from django.db.models import Q
 from annotation.models import Judgment
 from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
 from evaluators.stats.sequential import OPEN, PairwiseSequences, SequentialConfig
-from studies.definition.allocation import SCORE_RANGE, is_adaptive
+from evaluators.reports.span_report import weights_from
+from studies.definition.allocation import MQM_CAP, is_adaptive, score_range
 from studies.models import Candidate, Study
 
 
-def _judgment_scores(study: Study) -> tuple[list[str], list[np.ndarray], int]:
+def _scorer(study: Study) -> tuple[tuple[float, float], Callable[[dict[str, Any]], float | None]] | None:
+    """The study's score range and how one candidate's stored annotation becomes its score (None: no score).
+
+    0–100 score protocols (ESA, DA, pairwise): the score as given. MQM: minus the candidate's weighted error
+    count under the study's weights (``mqm_weights`` over WMT's), capped at ``MQM_CAP`` (Freitag et al. 2021).
+    """
+    spec = study.spec
+    scale = score_range(uses_score=spec.uses_score(study),
+                        per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(study))
+    if scale is None:
+        return None
+    if spec.uses_score(study):
+        def given(entry: dict[str, Any]) -> float | None:
+            score = entry.get("score")
+            return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        return scale, given
+    weights = weights_from(study.mqm_weights)
+
+    def mqm(entry: dict[str, Any]) -> float | None:
+        spans = entry.get("spans")
+        if not isinstance(spans, list):
+            return None
+        total = sum(weights.weight(span.get("category", ""), span.get("severity", "")) for span in spans)
+        return -min(MQM_CAP, total)
+    return scale, mqm
+
+
+def _judgment_scores(study: Study, score_of: Callable[[dict[str, Any]], float | None],
+                     ) -> tuple[list[str], list[np.ndarray], int]:
     """The study's systems (sorted); per counted judgment in storage order, the scores by system (NaN: absent);
     and the highest judgment id read (excluded annotators' too: the watermark of what this read saw)."""
     candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
@@ -47,9 +77,9 @@ def _judgment_scores(study: Study) -> tuple[list[str], list[np.ndarray], int]:
             continue
         scores = np.full(len(systems), math.nan)
         for key, entry in (answer or {}).get("annotations", {}).items():
-            score = entry.get("score") if isinstance(entry, dict) else None
-            if key in column and isinstance(score, (int, float)) and not isinstance(score, bool):
-                scores[column[key]] = float(score)
+            score = score_of(entry) if isinstance(entry, dict) else None
+            if key in column and score is not None:
+                scores[column[key]] = score
         rows.append(scores)
     return systems, rows, watermark
 
@@ -59,14 +89,18 @@ def allocation_state(study: Study) -> dict[str, Any]:
     if not is_adaptive(study.allocation):
         return {}
     options = study.allocation
-    systems, rows, watermark = _judgment_scores(study)
+    scorer = _scorer(study)
+    if scorer is None:
+        return {}
+    scale, score_of = scorer
+    systems, rows, watermark = _judgment_scores(study, score_of)
     judgments = len(rows)
-    state: dict[str, Any] = {"judgments": judgments, "watermark": watermark, "warmup": int(options["warmup"]), "target": options["target"],
+    state: dict[str, Any] = {"judgments": judgments, "watermark": watermark, "scale": list(scale), "warmup": int(options["warmup"]), "target": options["target"],
                              "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems}
     if len(systems) < 2:
         return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
                 "expected_left": None}
-    config = SequentialConfig(*SCORE_RANGE, alpha=float(options["alpha"]),
+    config = SequentialConfig(*scale, alpha=float(options["alpha"]),
                               min_effect=None if options["min_effect"] is None else float(options["min_effect"]))
     seq = PairwiseSequences(len(systems), config)
     for scores in rows:

@@ -16,7 +16,7 @@ from django.db import models, transaction
 from protocols import registry
 from protocols.registry import protocol_for, validate_protocol_name
 from studies.definition import taxonomy as tx
-from studies.definition.allocation import allocation_errors, is_adaptive, normalise_allocation
+from studies.definition.allocation import SCORE_RANGE, allocation_errors, is_adaptive, normalise_allocation, score_range
 from studies.definition.languages import html_lang, interface_language_error, language_tag_error, validate_language_tag
 from studies.definition.tutorial_shape import tutorial_model_errors
 
@@ -101,7 +101,7 @@ class Study(models.Model):
         help_text="Allocation: {} (uniform: every item to its redundancy) or {\"policy\": \"adaptive\", \"alpha\": 0.05, "
                   "\"min_effect\": null, \"warmup\": 20, \"target\": \"all\" or \"top\"}: after the warm-up "
                   "judgments, only items of still-open system pairs are handed out, and none once the study is settled "
-                  "(0–100 score protocols: ESA, DA, pairwise; docs/efficient-evaluation.md).")
+                  "(protocols with a score per candidate: ESA, DA, pairwise, MQM; docs/efficient-evaluation.md).")
     allocation_state = models.JSONField(
         default=dict, blank=True, editable=False,
         help_text="Adaptive allocation: the confidence sequences' state computed from the judgments "
@@ -228,12 +228,16 @@ class Study(models.Model):
             problems = tutorial_model_errors(self.tutorial)
             if problems:
                 errors["tutorial"] = problems
-        problems = allocation_errors(self.allocation)
+        scale = None
+        if self.protocol in registry.names():
+            spec = protocol_for(self)
+            scale = score_range(uses_score=spec.uses_score(self),
+                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(self))
+        problems = allocation_errors(self.allocation, scale=scale or SCORE_RANGE)
         if not problems:
             self.allocation = normalise_allocation(self.allocation)  # "adaptive" typed in the admin → every option
-            if is_adaptive(self.allocation) and self.protocol in registry.names() \
-                    and not protocol_for(self).uses_score(self):
-                problems = [f"adaptive allocation needs a 0–100 score per candidate (ESA, DA, pairwise); "
+            if is_adaptive(self.allocation) and self.protocol in registry.names() and scale is None:
+                problems = [f"adaptive allocation needs a score per candidate (ESA, DA, pairwise, MQM); "
                             f"a {self.protocol} study has none"]
         if problems:
             errors["allocation"] = problems

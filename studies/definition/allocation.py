@@ -18,6 +18,20 @@ TARGETS = ("all", "top")
 DEFAULTS: dict[str, Any] = {"alpha": 0.05, "min_effect": None, "warmup": 20, "target": "all"}
 #: Every score a 0–100 protocol gives lies in [0, 100] (the confidence sequences need the bound in advance).
 SCORE_RANGE = (0.0, 100.0)
+#: MQM: minus the weighted error count of a candidate, capped at 25 (five Major errors: Freitag et al. 2021), so
+#: in [−25, 0] whatever the study's weights.
+MQM_CAP = 25.0
+MQM_RANGE = (-MQM_CAP, 0.0)
+
+
+def score_range(*, uses_score: bool, per_candidate_spans: bool) -> tuple[float, float] | None:
+    """The known bound of a study's per-candidate scores: 0–100 scores, else MQM's capped error score, else None
+    (no per-candidate score: adaptive allocation is not possible)."""
+    if uses_score:
+        return SCORE_RANGE
+    if per_candidate_spans:
+        return MQM_RANGE
+    return None
 _KEYS = ("policy", *DEFAULTS)
 
 
@@ -25,8 +39,9 @@ def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def allocation_errors(value: Any, field: str = "allocation") -> list[str]:
-    """Problems of a study file's or the admin's allocation value, each naming ``field`` or its key."""
+def allocation_errors(value: Any, field: str = "allocation", scale: tuple[float, float] = SCORE_RANGE) -> list[str]:
+    """Problems of a study file's or the admin's allocation value, each naming ``field`` or its key;
+    ``scale`` the study's score range (``min_effect`` is in its points)."""
     if isinstance(value, str):
         return [] if value in POLICIES else [f"{field}: {value!r} is not one of {', '.join(POLICIES)}"]
     if not isinstance(value, dict):
@@ -46,7 +61,7 @@ def allocation_errors(value: Any, field: str = "allocation") -> list[str]:
     if not _number(alpha) or not 0 < alpha < 1:
         errors.append(f"{field}.alpha: {alpha!r} must be a number between 0 and 1 (exclusive)")
     effect = value.get("min_effect")
-    width = SCORE_RANGE[1] - SCORE_RANGE[0]
+    width = scale[1] - scale[0]
     if effect is not None and (not _number(effect) or not 0 < effect < width):
         errors.append(f"{field}.min_effect: {effect!r} must be null or a number above 0 and below {width:g} "
                       "(score points)")

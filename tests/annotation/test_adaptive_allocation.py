@@ -95,13 +95,26 @@ def test_study_file_refuses_a_bad_allocation_naming_the_field(value: Any, named:
 
 
 def test_adaptive_needs_a_score_per_candidate() -> None:
+    for protocol in ("ranking", "choice"):
+        with pytest.raises(StudyFileError) as caught:
+            study_import(data=_da_file(f"alloc-{protocol}", n_items=3, protocol=protocol, allocation="adaptive",
+                                       options=["tie"] if protocol == "choice" else []))
+        assert f"settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm); a " \
+               f"{protocol} study has none" in caught.value.errors, caught.value.errors
+    assert not Study.objects.filter(slug__in=["alloc-ranking", "alloc-choice"]).exists()
+    mqm = study_import(data=_da_file("alloc-mqm", n_items=3, protocol="mqm", allocation="adaptive"))
+    assert mqm.allocation["policy"] == "adaptive"
+
+
+def test_min_effect_is_in_the_study_s_score_points() -> None:
+    # MQM scores lie in [−25, 0]: a minimum effect of 30 points cannot be; for DA (0–100) it can.
     with pytest.raises(StudyFileError) as caught:
-        study_import(data=_da_file("alloc-rank", n_items=3, protocol="ranking", allocation="adaptive"))
-    assert any(e.startswith("settings.allocation: adaptive allocation needs a 0–100 score")
+        study_import(data=_da_file("alloc-mqm-effect", n_items=3, protocol="mqm",
+                                   allocation={"policy": "adaptive", "min_effect": 30}))
+    assert any(e.startswith("settings.allocation.min_effect: 30 must be null or a number above 0 and below 25")
                for e in caught.value.errors), caught.value.errors
-    with pytest.raises(StudyFileError):
-        study_import(data=_da_file("alloc-mqm", n_items=3, protocol="mqm", allocation="adaptive"))
-    assert not Study.objects.filter(slug__in=["alloc-rank", "alloc-mqm"]).exists()
+    assert study_import(data=_da_file("alloc-da-effect", n_items=3, allocation={
+        "policy": "adaptive", "min_effect": 30})).allocation["min_effect"] == 30
 
 
 def test_model_clean_names_the_field_and_normalises_the_shorthand() -> None:
@@ -117,7 +130,8 @@ def test_model_clean_names_the_field_and_normalises_the_shorthand() -> None:
     ranking.allocation = "adaptive"
     with pytest.raises(ValidationError) as caught:
         ranking.full_clean()
-    assert "a ranking study has none" in " ".join(caught.value.message_dict["allocation"])
+    assert "needs a score per candidate (ESA, DA, pairwise, MQM); a ranking study has none" \
+        in " ".join(caught.value.message_dict["allocation"])
 
 
 # --- the live study ----------------------------------------------------------------------------------------
@@ -275,3 +289,38 @@ def test_the_state_after_a_judgment_lags_by_at_most_the_refresh_share() -> None:
     assert lags[:50] == [0] * 50 and max(lags) >= 1  # every judgment at first; then every 2% of them
     # The study page's full refresh is never throttled.
     assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == 120
+
+
+def _mqm_answer(assignment: Assignment, rng: random.Random) -> dict[str, Any]:
+    """sys1 has no error; the others one major error (5 points) and a minor one half the time."""
+    out = {}
+    for cand in assignment.item.candidates.all():
+        spans = []
+        if cand.system != "sys1":
+            spans.append({"start": 0, "end": 4, "severity": "major", "category": "Accuracy/Mistranslation"})
+            if rng.random() < 0.5:
+                spans.append({"start": 5, "end": 8, "severity": "minor", "category": "Fluency/Grammar"})
+        out[cand.public_id] = {"spans": spans}
+    return {"annotations": out}
+
+
+def test_an_adaptive_mqm_study_settles_on_its_capped_error_scores() -> None:
+    study = study_import(status="open", data=_da_file(
+        "alloc-mqm-live", n_items=80, protocol="mqm", allocation={"policy": "adaptive", "warmup": 5, "target": "top"}))
+    annotators = services.annotators_create(study=study, count=3)
+    rng = random.Random(10)
+    stored = 0
+    while True:
+        annotator = Annotator.objects.select_related("study").get(pk=annotators[stored % 3].pk)
+        assignment = services.assignment_next(annotator=annotator)
+        if assignment is None:
+            break
+        services.judgment_submit(assignment=assignment, payload=_mqm_answer(assignment, rng))
+        stored += 1
+    study.refresh_from_db()
+    state = study.allocation_state
+    assert state["scale"] == [-25.0, 0.0] and state["settled"] is True and stored < 80
+    decided = {(p["a"], p["b"]): p for p in state["pairs"]}
+    assert decided[("sys1", "sys2")]["decision"] == "first better"
+    assert 5.0 <= decided[("sys1", "sys2")]["mean"] <= 6.0  # 5 points of Major, half a point of minor on average
+    _invariants(study)
