@@ -288,7 +288,7 @@ def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, s
         for part, run in ((real & Q(doc_index__gte=offset), 0), (real & Q(doc_index__lt=offset), 0),
                           (~real, checks.run + 1)):
             pool = _open_items(study, annotator).filter(part)
-            if limit is not None and run == 0:
+            if limit is not None and run == 0:  # the real parts (the spam copies' part has run ≥ 1): open pairs only
                 pool = pool.filter(allocation.open_pair_filter(limit))
             tail = list(pool.order_by("doc_index", "position", "pk").values_list("pk", "n_assigned")[:_CANDIDATES])
             for item_id, seen in tail:
