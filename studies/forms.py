@@ -118,7 +118,7 @@ class StudyAdminForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for name in ("taxonomy", "severities", "mqm_weights"):
+        for name in ("taxonomy", "severities", "mqm_weights", "allocation"):
             if name in self.fields:  # callable defaults (list, dict): compare with the stored value, not a hidden copy
                 self.fields[name].show_hidden_initial = False
         redundancy = self.fields.get("redundancy")

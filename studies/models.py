@@ -16,6 +16,7 @@ from django.db import models, transaction
 from protocols import registry
 from protocols.registry import protocol_for, validate_protocol_name
 from studies.definition import taxonomy as tx
+from studies.definition.allocation import SCORE_RANGE, allocation_errors, is_adaptive, normalise_allocation, score_range
 from studies.definition.languages import html_lang, interface_language_error, language_tag_error, validate_language_tag
 from studies.definition.tutorial_shape import tutorial_model_errors
 
@@ -95,6 +96,16 @@ class Study(models.Model):
         default=dict, blank=True,
         help_text="The settings a protocol plug-in defines for itself (its settings schema: manage.py protocols --json); "
                   "the typed fields above are the built-in protocols' settings.")
+    allocation = models.JSONField(
+        default=dict, blank=True,
+        help_text="Allocation: {} (uniform: every item to its redundancy) or {\"policy\": \"adaptive\", \"alpha\": 0.05, "
+                  "\"min_effect\": null, \"warmup\": 20, \"target\": \"all\" or \"top\"}: after the warm-up "
+                  "judgments, only items of still-open system pairs are handed out, and none once the study is settled "
+                  "(protocols with a score per candidate: ESA, DA, pairwise, MQM; docs/efficient-evaluation.md).")
+    allocation_state = models.JSONField(
+        default=dict, blank=True, editable=False,
+        help_text="Adaptive allocation: the confidence sequences' state computed from the judgments "
+                  "(evaluators.live_allocation), read by the hand-out; never set by hand.")
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="Distinct annotators who judge each item.")
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
@@ -217,6 +228,19 @@ class Study(models.Model):
             problems = tutorial_model_errors(self.tutorial)
             if problems:
                 errors["tutorial"] = problems
+        scale = None
+        if self.protocol in registry.names():
+            spec = protocol_for(self)
+            scale = score_range(uses_score=spec.uses_score(self),
+                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(self))
+        problems = allocation_errors(self.allocation, scale=scale or SCORE_RANGE)
+        if not problems:
+            self.allocation = normalise_allocation(self.allocation)  # "adaptive" typed in the admin → every option
+            if is_adaptive(self.allocation) and self.protocol in registry.names() and scale is None:
+                problems = [f"adaptive allocation needs a score per candidate (ESA, DA, pairwise, MQM); "
+                            f"a {self.protocol} study has none"]
+        if problems:
+            errors["allocation"] = problems
         if self.pass_max_failed_share is not None and not 0 <= self.pass_max_failed_share <= 1:
             errors["pass_max_failed_share"] = ["Must be between 0 and 1."]
         if not 0 <= self.spam_rate <= 0.5:

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from studies.models import Candidate, Item, Status, Study, Unit
 
-from annotation.handout import ordering
+from annotation.handout import allocation, ordering
 from annotation.handout.exclusion import annotator_apply_auto_exclusion
 
 from annotation.handout import slots
@@ -133,11 +133,15 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
             status__in=[AssignmentStatus.RELEASED, AssignmentStatus.SKIPPED]).count()
         if counted >= study.items_per_annotator:
             return None
+    # Adaptive allocation only (an empty dict is uniform: no query, the path below unchanged).
+    limit = allocation.restriction(study) if study.allocation else None
+    if limit is not None and limit.settled:
+        return None
     cursor = last.order_step if last is not None else 0
     checks = _checks_due(study, annotator, last, sequence=done + 1)
     for look in ("first", "after releasing stale reservations"):
         try:
-            handed_out = _hand_out(study, annotator, sequence=done + 1, cursor=cursor, checks=checks)
+            handed_out = _hand_out(study, annotator, sequence=done + 1, cursor=cursor, checks=checks, limit=limit)
         except IntegrityError:
             # The same annotator asked twice at once and the other request took this sequence
             # number; ours rolled back whole (the slot too): give them the one that request made.
@@ -205,7 +209,7 @@ def window_slots(*, study: Study, annotator: Annotator, documents: list[int]) ->
 
 
 def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int,
-              checks: _Checks | None = None) -> Assignment | None:
+              checks: _Checks | None = None, limit: allocation.Restriction | None = None) -> Assignment | None:
     """Claim the annotator's next open item in one transaction; None when no item is open to them.
 
     When a check is due (and the annotator is not in the middle of a
@@ -215,14 +219,16 @@ def _hand_out(study: Study, annotator: Annotator, *, sequence: int, cursor: int,
     items of WINDOW documents, in walk then document order); then, for the tail
     of the study and items reopened behind the cursor, the open items from a
     seeded document on (an index range scan, never a sort), real documents
-    before spam ones.
+    before spam ones. ``limit`` (adaptive allocation after its warm-up) keeps the
+    real items to those holding an open pair of systems.
     """
     checks = checks or _Checks(0, 0, None)
     n_real_docs = study.n_documents - study.n_spam_items
     walk = ordering.walk_for(seed=study.seed, sequence=annotator.sequence, n_documents=n_real_docs)
     for _attempt in range(5):
         try:
-            made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor, checks=checks)
+            made, lost_race = _hand_out_once(study, annotator, walk, sequence=sequence, cursor=cursor, checks=checks,
+                                             limit=limit)
         except _ExcludedMeanwhile:
             # An exclusion committed after this request checked the flag: the claim was rolled back whole.
             annotator.excluded = True
@@ -244,7 +250,8 @@ def _is_deadlock(exc: OperationalError) -> bool:
 
 
 def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, sequence: int,
-                   cursor: int, checks: _Checks) -> tuple[Assignment | None, bool]:
+                   cursor: int, checks: _Checks, limit: allocation.Restriction | None = None,
+                   ) -> tuple[Assignment | None, bool]:
     """One transaction of the hand-out: (the assignment made or None, whether a lost race may explain None)."""
     lost_race = False
     n_real_docs = walk.d
@@ -263,6 +270,9 @@ def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, s
             window, after = walk.window(step)
             if window:
                 rows = window_slots(study=study, annotator=annotator, documents=[doc for _, doc in window])
+                if limit is not None and rows:
+                    kept = allocation.items_with_open_pair(limit, [item_id for item_id, _, _ in rows])
+                    rows = [row for row in rows if row[0] in kept]
                 steps = dict((doc, s) for s, doc in window)
                 for item_id, seen, doc in rows:
                     made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=steps[doc],
@@ -277,8 +287,10 @@ def _hand_out_once(study: Study, annotator: Annotator, walk: ordering.Walk, *, s
         real = Q(doc_index__lt=n_real_docs)
         for part, run in ((real & Q(doc_index__gte=offset), 0), (real & Q(doc_index__lt=offset), 0),
                           (~real, checks.run + 1)):
-            tail = list(_open_items(study, annotator).filter(part).order_by("doc_index", "position", "pk")
-                        .values_list("pk", "n_assigned")[:_CANDIDATES])
+            pool = _open_items(study, annotator).filter(part)
+            if limit is not None and run == 0:  # the real parts (the spam copies' part has run ≥ 1): open pairs only
+                pool = pool.filter(allocation.open_pair_filter(limit))
+            tail = list(pool.order_by("doc_index", "position", "pk").values_list("pk", "n_assigned")[:_CANDIDATES])
             for item_id, seen in tail:
                 made = _claim(study, annotator, item_id, seen, sequence=sequence, order_step=step, checks_owed=owed,
                               check_run=run)
@@ -486,6 +498,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
         if locked.status != AssignmentStatus.DONE:
             statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
+    if assignment.item.study.allocation and not assignment.item.is_spam:
+        # Adaptive allocation: the confidence sequences see this judgment before the next hand-out.
+        allocation.after_judgment(assignment.item.study)
     if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
         # Cheap: only answers to spam items, a small share of all answers (annotation/handout/exclusion.py).
         annotator_apply_auto_exclusion(annotator=assignment.annotator)

@@ -51,6 +51,50 @@ class Request:
     systems: tuple[int, ...]
 
 
+def out_of_top(seq: PairwiseSequences) -> np.ndarray:
+    """Booleans by system: decided worse than some other system (so not in the top cluster)."""
+    out = np.zeros(seq.n_systems, dtype=bool)
+    out[seq.pairs[seq.decision == FIRST_BETTER, 1]] = True
+    out[seq.pairs[seq.decision == SECOND_BETTER, 0]] = True
+    return out
+
+
+def target_open(seq: PairwiseSequences, target: str) -> np.ndarray:
+    """The open pairs of the target set: all open pairs, or (``top``) those of two systems not yet out."""
+    rows = seq.open_pairs()
+    if target == "top":
+        out = out_of_top(seq)
+        pairs = seq.pairs[rows]
+        rows = rows[~out[pairs[:, 0]] & ~out[pairs[:, 1]]]
+    return rows
+
+
+def pair_capital(seq: PairwiseSequences, rows: np.ndarray) -> np.ndarray:
+    """Each pair's hedged log-capital against its nearest decision.
+
+    The sign decisions read the capital at 0; with a minimum effect, "indistinguishable" reads the
+    smaller of the capitals at −δ (K⁺) and +δ (K⁻), both of which it needs.
+    """
+    best = np.maximum(seq.log_k_plus[rows, 0], seq.log_k_minus[rows, 0])
+    if seq.config.min_effect is not None:
+        best = np.maximum(best, np.minimum(seq.log_k_plus[rows, 1], seq.log_k_minus[rows, 2]))
+    return best - math.log(2)
+
+
+def predicted_finish(seq: PairwiseSequences, rows: np.ndarray) -> np.ndarray:
+    """The observations at which each pair would reach its decision if its capital kept its mean growth.
+
+    ``n + (log(1/α_pair) − L) / (L / n)`` for a pair with log-capital ``L > 0`` after ``n``
+    observations; infinite when the capital has not grown. Lower is served first.
+    """
+    n = np.maximum(seq.count[rows], 1)
+    log_k = pair_capital(seq, rows)
+    rate = np.maximum(log_k, 0.0) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        remaining = np.where(rate > 0, (seq.log_threshold - log_k) / rate, np.inf)
+    return n + np.maximum(remaining, 0.0)
+
+
 class Policy:
     """Shared state: the item order, each system's progress in it, the scores seen, the sequences."""
 
@@ -78,20 +122,11 @@ class Policy:
 
     def out_of_top(self) -> np.ndarray:
         """Booleans by system: decided worse than some other system (so not in the top cluster)."""
-        seq = self.sequences
-        out = np.zeros(self.n_systems, dtype=bool)
-        out[seq.pairs[seq.decision == FIRST_BETTER, 1]] = True
-        out[seq.pairs[seq.decision == SECOND_BETTER, 0]] = True
-        return out
+        return out_of_top(self.sequences)
 
     def target_open(self) -> np.ndarray:
         """The open pairs of the target set: all open pairs, or (``top``) those of two systems not yet out."""
-        rows = self.sequences.open_pairs()
-        if self.target == "top":
-            out = self.out_of_top()
-            pairs = self.sequences.pairs[rows]
-            rows = rows[~out[pairs[:, 0]] & ~out[pairs[:, 1]]]
-        return rows
+        return target_open(self.sequences, self.target)
 
     @property
     def settled(self) -> bool:
@@ -157,30 +192,10 @@ class AdaptivePolicy(Policy):
         self.warmup = min(warmup, n_items)
 
     def capital(self, rows: np.ndarray) -> np.ndarray:
-        """Each pair's hedged log-capital against its nearest decision.
-
-        The sign decisions read the capital at 0; with a minimum effect, "indistinguishable" reads the
-        smaller of the capitals at −δ (K⁺) and +δ (K⁻), both of which it needs.
-        """
-        seq = self.sequences
-        best = np.maximum(seq.log_k_plus[rows, 0], seq.log_k_minus[rows, 0])
-        if seq.config.min_effect is not None:
-            best = np.maximum(best, np.minimum(seq.log_k_plus[rows, 1], seq.log_k_minus[rows, 2]))
-        return best - math.log(2)
+        return pair_capital(self.sequences, rows)
 
     def predicted_finish(self, rows: np.ndarray) -> np.ndarray:
-        """The observations at which each pair would reach its decision if its capital kept its mean growth.
-
-        ``n + (log(1/α_pair) − L) / (L / n)`` for a pair with log-capital ``L > 0`` after ``n``
-        observations; infinite when the capital has not grown. Lower is served first.
-        """
-        seq = self.sequences
-        n = np.maximum(seq.count[rows], 1)
-        log_k = self.capital(rows)
-        rate = np.maximum(log_k, 0.0) / n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            remaining = np.where(rate > 0, (seq.log_threshold - log_k) / rate, np.inf)
-        return n + np.maximum(remaining, 0.0)
+        return predicted_finish(self.sequences, rows)
 
     def _involves_leader(self, rows: np.ndarray) -> np.ndarray:
         """``top``: only the pairs of the leader (the candidate with the highest mean score seen) can put

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.pages.links import invitation_url, prolific_url
 from annotation.handout.services import annotators_create
 from config.http import HtmxHttpRequest
+from evaluators.live_allocation import allocation_refresh
 from evaluators.study_selection import Selection, SelectionError, SelectionRequest, apply_selection, select_items
 from research.forms import ItemSelectionForm
 
@@ -70,8 +71,11 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         typography = {"action": reverse("studies:normalise-typography", args=[study.slug]),
                       "reason": typography_lock_reason(study=study),
                       "copy_url": reverse("admin:studies_study_copy", args=[study.pk])}
+    # Adaptive allocation: recomputed from the judgments on every view (exclusions change it without a judgment).
+    allocation = allocation_refresh(study) if study.allocation else {}
     return render(request, "studies/detail.html", {
         "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
+        "allocation": allocation,
         "activity": progress.study_activity(studies=[listed])[study.pk],
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
         "invite_form": InviteForm(), "quality_url": reverse("studies:quality", args=[study.slug]),

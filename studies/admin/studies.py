@@ -192,7 +192,7 @@ class StudyAdmin(StudyScopedAdmin):
                                     "description": "MQM uses the taxonomy (blank: MQM core + Discourse branch), "
                                                    "severities and weights; ESA uses minor/major spans and a 0–100 "
                                                    "score (esa_spans off: DA, docs/protocols/mqm-esa.md)."}),
-        ("Assignment", {"fields": ("redundancy", "items_per_annotator", "reservation_minutes", "completion_code",
+        ("Assignment", {"fields": ("redundancy", "allocation", "items_per_annotator", "reservation_minutes", "completion_code",
                                    "contact", "screened_out_code", "failed_code", "prolific_study_id")}),
         ("Quality control", {"fields": ("spam_rate", "min_seconds", "auto_exclude_share", "auto_exclude_min_checks",
                                         "pass_max_failed_share")}),

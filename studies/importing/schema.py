@@ -41,7 +41,7 @@ SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "public_title": str, "source_language": str, "target_language": str, "interface_language": str,
     "instructions_language": str,
     "taxonomy": list, "severities": list, "allow_overlap": bool, "esa_spans": bool, "mqm_weights": dict,
-    "snap_to_words": (bool, type(None)),
+    "snap_to_words": (bool, type(None)), "allocation": (str, dict),
 }
 ITEM_FIELDS = {"id", "document_id", "position", "phenomenon", "source_context", "source", "source_sentences",
                "source_context_languages", "target_context_languages",

@@ -22,6 +22,7 @@ from django.db import transaction
 
 from config.safetext import json_problems
 from formats.jsonlimits import JSONTooDeep, json_loads_limited
+from studies.definition.allocation import SCORE_RANGE, allocation_errors, is_adaptive, normalise_allocation, score_range
 from studies.definition.languages import interface_language_error, language_tag_error
 from studies.definition.ordering import document_indexes, document_order_key
 from protocols import registry
@@ -144,6 +145,20 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             errors.extend(tx.severities_errors(fields["severities"], spec.name))
     if "mqm_weights" in fields:
         errors.extend(tx.weights_errors(fields["mqm_weights"]))
+    if "allocation" in fields:
+        scale = None
+        if spec is not None:
+            as_study = Study(protocol=spec.name, protocol_settings=protocol_settings,
+                             esa_spans=fields.get("esa_spans", True))
+            scale = score_range(uses_score=spec.uses_score(as_study),
+                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(as_study))
+        allocation_problems = allocation_errors(fields["allocation"], "settings.allocation", scale or SCORE_RANGE)
+        errors.extend(allocation_problems)
+        if not allocation_problems:
+            fields["allocation"] = normalise_allocation(fields["allocation"])
+            if is_adaptive(fields["allocation"]) and spec is not None and scale is None:
+                errors.append(f"settings.allocation: adaptive allocation needs a score per candidate "
+                              f"(esa, pairwise, mqm); a {spec.name} study has none")
     for key in ("source_language", "target_language", "instructions_language"):
         problem = language_tag_error(fields.get(key, ""))
         if problem:

@@ -192,8 +192,9 @@ def free_copy_title(study: Study) -> str:
 
 
 #: ``prolific_study_id``: a copy is another Prolific study, so its entry starts off (docs/crowd.md);
-#: ``provenance``: a copy collects its own judgments (its items' selection is kept: ``study_copy``).
-_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance", "prolific_study_id"}
+#: ``provenance``: a copy collects its own judgments (its items' selection is kept: ``study_copy``);
+#: ``allocation_state``: computed from the study's own judgments (the copy keeps the ``allocation`` setting).
+_NOT_COPIED = {"id", "slug", "title", "status", "created_at", "provenance", "prolific_study_id", "allocation_state"}
 
 
 @transaction.atomic

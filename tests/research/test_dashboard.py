@@ -1,10 +1,15 @@
 """The researcher dashboard (studies/views.py): study list, study page, invitations."""
 from __future__ import annotations
 
+import random
+
 import pytest
 from django.urls import reverse
 
+from annotation.handout import services
 from annotation.models import Annotator
+from studies.importing.study_file import study_import
+from tests.annotation.test_adaptive_allocation import _answer, _da_file, _run
 from tests.factories import make_study, owned
 
 pytestmark = pytest.mark.django_db
@@ -145,3 +150,41 @@ def test_inviting_pilots_sends_the_status_card_out_of_band(staff):
     page = response.content.decode()
     assert response.status_code == 200 and 'id="annotators"' in page
     assert 'id="lifecycle" aria-labelledby="lifecycle-h" hx-swap-oob="true"' in page and "(2 invited)" in page
+
+
+def test_study_page_reports_adaptive_allocation_settled_with_its_pairs(staff):
+    study = owned(study_import_open(_da_file("alloc-page", n_items=60, allocation={
+        "policy": "adaptive", "warmup": 5, "target": "top"})))
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "Adaptive allocation" in page and "Warm-up: 0 of 5" in page and "data-testid=\"allocation-settled\"" not in page
+    _run(study, services.annotators_create(study=study, count=3), random.Random(4))
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert 'data-testid="allocation-settled">Settled' in page
+    assert "reference vs sys1" in page and "sys1 better" in page
+    listing = staff.get(reverse("studies:list")).content.decode()
+    assert 'class="badge settled"' in listing
+
+
+def test_study_page_of_an_open_adaptive_study_gives_the_judgments_expected(staff):
+    study = owned(study_import_open(_da_file("alloc-open", n_items=60, allocation={
+        "policy": "adaptive", "warmup": 3})))
+    annotator = services.annotators_create(study=study)[0]
+    rng = random.Random(5)
+    for _ in range(4):
+        assignment = services.assignment_next(annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))
+        # Three systems far apart: every pair's evidence grows, so each has a predicted decision.
+        services.judgment_submit(assignment=assignment, payload=_answer(
+            assignment, rng, {"reference": 20.0, "sys1": 90.0, "sys2": 55.0}))
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "<strong>Open</strong>" in page and 'data-testid="allocation-left">about ' in page
+    assert 'class="badge settled"' not in staff.get(reverse("studies:list")).content.decode()
+
+
+def test_uniform_study_page_has_no_allocation_card(staff):
+    study = make_study(slug="uniform-page", n_items=2)
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "Adaptive allocation" not in page and "uniform (every item to its redundancy)" in page
+
+
+def study_import_open(data):
+    return study_import(data=data, status="open")

@@ -166,4 +166,4 @@ def test_the_importer_checks_settings_with_the_served_schema_and_keeps_its_words
     assert "settings.options: unknown option(s) ['maybe']; allowed: neither, tie, invalid" in errors
     assert "settings.unit: 'paragraph' is not one of sentence, document" in errors
     assert "settings.snap_to_words: must be true/false or null" in errors
-    assert any(e.startswith("settings.colour: unknown setting (known: allow_overlap, allow_ties,") for e in errors)
+    assert any(e.startswith("settings.colour: unknown setting (known: allocation, allow_overlap, allow_ties,") for e in errors)
