@@ -1,10 +1,14 @@
 """Study files for the span protocols' page tests (MQM, ESA, DA): real-looking texts, sentence or document units."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from annotation.handout.services import annotators_create
 
 from studies.importing.study_file import study_import
 from studies.models import Study
+from tests.conftest import annotator_client
 from tests.factories import owned
 
 SOURCE = "The old ferry leaves the harbour every morning at seven."
@@ -54,3 +58,22 @@ def span_document_file(*, slug: str, protocol: str = "mqm", candidates: int = 5,
 def span_study(**kwargs: Any) -> Study:
     """An open span study owned by the ``owner`` persona (tests/factories.py)."""
     return owned(study_import(status="open", data=span_study_file(**kwargs)))
+
+
+def answer_all(study: Study, plan: Callable[[int, str, str], dict], annotators: int = 2) -> None:
+    """``annotators`` annotators answer every item through the API; ``plan(annotator_index, item_id, system)`` →
+    that candidate's answer."""
+    for k, annotator in enumerate(annotators_create(study=study, count=annotators)):
+        client = annotator_client(annotator)
+        while True:
+            resp = client.get("/api/v1/annotate/next")
+            if resp.status_code == 204:
+                break
+            data = resp.json()
+            ids = [c["id"] for c in data["candidates"]]
+            cands = {c.public_id: c for c in study.items.get(candidates__public_id=ids[0]).candidates.all()}
+            item = cands[ids[0]].item.external_id
+            annotations = {cid: plan(k, item, cands[cid].system) for cid in ids}
+            resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"annotations": annotations},
+                               format="json")
+            assert resp.status_code == 201, resp.content

@@ -14,10 +14,9 @@ from django.core.management import call_command
 
 from annotation.exporting.judgments import judgments_frame
 from annotation.models import Judgment
-from annotation.handout.services import annotators_create
 from evaluators.reports.study_stats import report_from_export, study_report
-from tests.conftest import annotator_client
 from tests.factories import owned_import, study_file
+from tests.span_study import answer_all
 
 pytestmark = pytest.mark.django_db
 
@@ -30,22 +29,6 @@ def span_study(slug: str, protocol: str, n_items: int = 6, **settings: Any):
     return owned_import(status="open", data=data)
 
 
-def answer_all(study, plan) -> None:
-    """Two annotators answer every item; ``plan(annotator_index, item_id, system)`` → that candidate's answer."""
-    for k, annotator in enumerate(annotators_create(study=study, count=2)):
-        client = annotator_client(annotator)
-        while True:
-            resp = client.get("/api/v1/annotate/next")
-            if resp.status_code == 204:
-                break
-            data = resp.json()
-            ids = [c["id"] for c in data["candidates"]]
-            cands = {c.public_id: c for c in study.items.get(candidates__public_id=ids[0]).candidates.all()}
-            item = cands[ids[0]].item.external_id
-            annotations = {cid: plan(k, item, cands[cid].system) for cid in ids}
-            resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"annotations": annotations},
-                               format="json")
-            assert resp.status_code == 201, resp.content
 
 
 def mqm_plan(k: int, item: str, system: str) -> dict:
