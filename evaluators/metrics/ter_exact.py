@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 # sacrebleu.metrics.lib_ter's constants (Tercom's limits and sacrebleu's own).
 MAX_SHIFT_SIZE = 10
@@ -280,11 +280,26 @@ def _candidates(words: list[int], ref: list[int], positions: dict[int, list[int]
     return out, checked
 
 
+class Search(NamedTuple):
+    """A TER computation: sacrebleu's ``(edits, reference length)`` and how the shift search went."""
+
+    edits: int
+    ref_length: int
+    shifts: int  # shifts applied
+    candidates: int  # shift candidates counted (the search stops at MAX_SHIFT_CANDIDATES)
+
+
 def translation_edit_rate(words_hyp: Sequence[str], words_ref: Sequence[str]) -> tuple[int, int]:
     """``(edits, reference length)`` exactly as ``sacrebleu.metrics.lib_ter.translation_edit_rate``."""
+    found = search(words_hyp, words_ref)
+    return found.edits, found.ref_length
+
+
+def search(words_hyp: Sequence[str], words_ref: Sequence[str]) -> Search:
+    """sacrebleu's TER shift search on one hypothesis and one reference (tokenised)."""
     n_ref, n_hyp = len(words_ref), len(words_hyp)
     if n_ref == 0:
-        return n_hyp, 0
+        return Search(n_hyp, 0, 0, 0)
     ids: dict[str, int] = {}
     ref = [ids.setdefault(w, len(ids)) for w in words_ref]
     words = [ids.setdefault(w, len(ids)) for w in words_hyp]
@@ -315,7 +330,7 @@ def translation_edit_rate(words_hyp: Sequence[str], words_ref: Sequence[str]) ->
         shifts += 1
         words = best_words
         band.set_base(words, best_first)
-    return shifts + band.distance, n_ref
+    return Search(shifts + band.distance, n_ref, shifts, checked)
 
 
 def segment_statistics(hypothesis: str, ref_kwargs: dict[str, Any]) -> list[float]:
