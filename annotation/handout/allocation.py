@@ -17,6 +17,7 @@ open (it is simply not handed out), so redundancy, exclusion and exact counts ho
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from django.db.models import Exists, OuterRef, Q
 from studies.definition.allocation import is_adaptive
 from studies.models import Candidate, Study
 
+logger = logging.getLogger(__name__)
 _refreshers: list[Callable[[Study], object]] = []
 
 
@@ -35,10 +37,17 @@ def register_refresher(refresher: Callable[[Study], object]) -> None:
 
 
 def after_judgment(study: Study) -> None:
-    """Refresh the state of an adaptive study (the caller checked ``study.allocation``)."""
+    """Refresh the state of an adaptive study (the caller checked ``study.allocation``).
+
+    The judgment is stored before this runs; a refresher that fails is logged and the answer still gets its
+    201 (the state is refreshed again after the next judgment and whenever the study page is opened).
+    """
     if is_adaptive(study.allocation):
         for refresher in _refreshers:
-            refresher(study)
+            try:
+                refresher(study)
+            except Exception:  # noqa: BLE001 - the annotator's stored answer must not turn into an error page
+                logger.exception("allocation refresh failed for study %s", study.slug)
 
 
 @dataclass(frozen=True)

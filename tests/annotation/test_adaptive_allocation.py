@@ -324,3 +324,18 @@ def test_an_adaptive_mqm_study_settles_on_its_capped_error_scores() -> None:
     assert decided[("sys1", "sys2")]["decision"] == "first better"
     assert 5.0 <= decided[("sys1", "sys2")]["mean"] <= 6.0  # 5 points of Major, half a point of minor on average
     _invariants(study)
+
+
+def test_a_failing_refresh_never_costs_the_annotator_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from annotation.handout import allocation
+
+    def broken(study: Study) -> None:
+        raise RuntimeError("statistics down")
+
+    monkeypatch.setattr(allocation, "_refreshers", [broken])
+    study = study_import(data=_da_file("fail", n_items=6, allocation="adaptive"), status="open")
+    annotator = services.annotators_create(study=study, count=1)[0]
+    assignment = services.assignment_next(annotator=annotator)
+    assert assignment is not None
+    judgment, created = services.judgment_submit(assignment=assignment, payload=_answer(assignment, random.Random(1)))
+    assert created and Judgment.objects.filter(pk=judgment.pk, is_current=True).exists()
