@@ -15,11 +15,8 @@ it did not reach are timed with ``ter_exact`` only and left out of the speed-up.
 from __future__ import annotations
 
 import argparse
-import csv
-import re
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,21 +26,15 @@ from sacrebleu.metrics import TER  # noqa: E402
 
 from evaluators.metrics import ter_exact  # noqa: E402
 from evaluators.metrics.corpus import Corpus, Segment  # noqa: E402
+from bench.ted_outputs import read_outputs  # noqa: E402
 from evaluators.metrics.document_metrics import DOC_TER  # noqa: E402
 
-_MARK = re.compile(r"</?v>")
 
 
 def read_talks(path: Path, reference: str) -> tuple[dict[str, dict[str, list[str]]], list[str]]:
     """``{system: {talk: [segment, ...]}}`` on the segments every system has, and the talks."""
-    outputs: dict[str, dict[tuple[str, int], str]] = defaultdict(dict)
-    csv.field_size_limit(1 << 24)
-    with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-            outputs[row["system"]][(row["doc"], int(row["seg_id"]))] = _MARK.sub("", row["target"]).strip()
-    if reference not in outputs:
-        raise SystemExit(f"{path}: no system {reference!r}; systems: {', '.join(sorted(outputs))}")
-    keys = sorted(set.intersection(*(set(o) for o in outputs.values())))
+    outputs, shared = read_outputs(path, reference)
+    keys = sorted(shared)
     talks = sorted({doc for doc, _ in keys})
     return {system: {talk: [out[(doc, seg)] for doc, seg in keys if doc == talk] for talk in talks}
             for system, out in outputs.items()}, talks

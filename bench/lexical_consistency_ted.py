@@ -19,35 +19,26 @@ backends find in the reference and have in common.
 from __future__ import annotations
 
 import argparse
-import csv
-import re
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluators.metrics.corpus import Corpus, Segment, SystemScore  # noqa: E402
+from bench.ted_outputs import read_outputs  # noqa: E402
 from evaluators.metrics.language.base import Backend  # noqa: E402
 from evaluators.metrics.language.lexicon_backend import LexiconBackend  # noqa: E402
 from evaluators.metrics.lexical_consistency import LEXICAL_CONSISTENCY  # noqa: E402
 
 PIPELINES = {"zhen": ("en", "en_core_web_sm"), "ende": ("de", "de_core_news_sm")}
-_MARK = re.compile(r"</?v>")
 
 
 def read_release(path: Path, reference: str) -> Corpus:
     """The talks of one TED file as a corpus: ``reference``'s outputs against every other system's."""
-    outputs: dict[str, dict[tuple[str, int], str]] = defaultdict(dict)
-    csv.field_size_limit(1 << 24)
-    with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-            outputs[row["system"]][(row["doc"], int(row["seg_id"]))] = _MARK.sub("", row["target"]).strip()
-    if reference not in outputs:
-        raise SystemExit(f"{path}: no system {reference!r}; systems: {', '.join(sorted(outputs))}")
-    keys = set.intersection(*(set(o) for o in outputs.values()))
+    outputs, shared = read_outputs(path, reference)
+    keys = shared
     systems = sorted(s for s in outputs if s != reference)
     segments = [Segment(f"{doc}:{seg}", doc, outputs[reference][(doc, seg)],
                         {s: outputs[s][(doc, seg)] for s in systems})
