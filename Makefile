@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest lint lint-imports typecheck clean
+.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -94,6 +94,17 @@ FAULT ?= none
 loadtest: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/loadtest.py --items $(ITEMS) --clients $(CLIENTS) --duration $(DURATION) \
 	  --workers $(WORKERS) --threads $(THREADS) --fault $(FAULT) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) $(LOADTEST_ARGS)
+
+# Open-loop crowd benchmark (docs/load.md): N annotators, next -> think Exp(10 s) -> submit -> pause Exp(2 s).
+# make crowdbench N=2000 [DURATION=60] [WORKERS=5] [THREADS=1] [WORKER_CLASS=sync|gthread] [EXPLAIN=1] [PROFILE=1]
+# DURATION, WORKERS and THREADS are passed on only when given (their defaults above are loadtest's).
+N ?= 2000
+given = $(filter command line environment environment override override,$(origin $(1)))
+crowdbench: $(VENV)/.installed-dev .secret_key
+	$(PY) bench/crowdbench.py --annotators $(N) $(if $(call given,DURATION),--duration $(DURATION),) \
+	  $(if $(call given,WORKERS),--workers $(WORKERS),) $(if $(call given,THREADS),--threads $(THREADS),) \
+	  $(if $(WORKER_CLASS),--worker-class $(WORKER_CLASS),) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) \
+	  $(CROWDBENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 screenshots
