@@ -192,7 +192,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM unwinds like Ctrl-C: servers and cluster removed
-    cluster = Cluster(explain=args.explain)
+    cluster = Cluster()  # pg_stat_statements is always loaded; --explain only reads it (no auto_explain)
     tmp = Path(tempfile.mkdtemp(prefix="dmt-crowdbench-"))
     log = tmp / "setup.log"
     try:
