@@ -45,6 +45,8 @@ from bench.pgcluster import Cluster, free_port  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = ROOT / "bench" / "baseline"
 #: docs/deploy.md's access log format: the path with the token cut (the X-Log-Path response header).
+#: Seconds the warm server is watched idle before the crowd starts.
+IDLE_S = 5.0
 ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %({x-log-path}o)s %(H)s" %(s)s %(B)s %(D)sus "%(a)s"'
 
 
@@ -81,6 +83,11 @@ async def _measure(*, api: Api, tokens: list[str], schedule: cs.Schedule, args: 
                    server: Server, cluster: Cluster, reset_statements: bool) -> dict[str, Any]:
     """Run the crowd; snapshot the CPU at the window's start and end and sample the load every 5 s."""
     start, end = args.ramp + args.settle, args.ramp + args.settle + args.duration
+    # The server idle (warm, nobody asking) for a few seconds: its fixed CPU a second (gunicorn's heartbeats,
+    # PostgreSQL's background processes), reported beside the figures so low rates can be read net of it.
+    idle_before = snapshot(server, cluster)
+    await asyncio.sleep(IDLE_S)
+    idle = cs.cpu_delta(idle_before, snapshot(server, cluster))
     t0 = time.monotonic() + 0.5
     stats = CrowdStats()
     crowd = asyncio.create_task(run_crowd(api=api, tokens=tokens, schedule=schedule, end=end, seed=args.seed,
@@ -102,6 +109,7 @@ async def _measure(*, api: Api, tokens: list[str], schedule: cs.Schedule, args: 
     loads.append(after.load_1m)
     await crowd
     return {"stats": stats, "cpu": cs.cpu_delta(before, after), "window": (window_start, window_end),
+            "idle_server_cpu_per_s": round(idle["server"] / IDLE_S, 4),
             "load_1m": {"min": min(loads), "mean": round(sum(loads) / len(loads), 2), "max": max(loads)}}
 
 

@@ -134,13 +134,13 @@ async def _annotator(session: aiohttp.ClientSession, api: Api, urls: itertools.c
         got = await _request(session, urls, "GET", api.next_path, op="next", headers=headers, body=None,
                              stop_at=end, t0=t0, stats=stats, rng=rng)
         if got is None:
-            await asyncio.sleep(exp_delay(rng, pause))
+            await _sleep_until_end(exp_delay(rng, pause), end)
             continue
         status, data = got
         if status == 204 or not isinstance(data, dict):
             stats.exhausted += 1
             return
-        await asyncio.sleep(exp_delay(rng, think))
+        await _sleep_until_end(exp_delay(rng, think), end)
         if time.monotonic() >= end:
             stats.held_at_end += 1
             return
@@ -157,7 +157,13 @@ async def _annotator(session: aiohttp.ClientSession, api: Api, urls: itertools.c
                 stats.created += 1
             else:
                 stats.replayed += 1
-        await asyncio.sleep(exp_delay(rng, pause))
+        await _sleep_until_end(exp_delay(rng, pause), end)
+
+
+async def _sleep_until_end(delay: float, end: float) -> None:
+    """Sleep ``delay`` seconds, but no later than ``end``: a think time running past the window is cut, so the
+    run ends with the window instead of waiting for the longest exponential draw."""
+    await asyncio.sleep(max(0.0, min(delay, end - time.monotonic())))
 
 
 def crowd_session(connections: int) -> aiohttp.ClientSession:

@@ -48,6 +48,11 @@ def side_result(run: dict[str, Any], *, schedule: cs.Schedule) -> dict[str, Any]
                                 "postgres": cs.per_judgment_ms(cpu["postgres"], judgments),
                                 "client": cs.per_judgment_ms(cpu["client"], judgments)},
         "cpu_ms_per_request_server": round(server_ms / 2, 2) if server_ms is not None else None,
+        # The same net of what the server uses idle (measured before the crowd arrives), times the window.
+        "idle_server_cpu_per_s": run.get("idle_server_cpu_per_s"),
+        "cpu_ms_per_judgment_net_of_idle": (cs.per_judgment_ms(cpu["server"] - run["idle_server_cpu_per_s"] * seconds,
+                                                               judgments)
+                                            if run.get("idle_server_cpu_per_s") is not None else None),
         # What the server's CPU alone would carry on this machine's cores, idle: annotators at the same think times.
         "annotators_per_machine_cpu_bound": (round(cores * 1000 / server_ms * (schedule.think + schedule.pause))
                                              if server_ms else None),
@@ -89,7 +94,8 @@ def print_table(result: dict[str, Any]) -> None:
             continue
         cpu, sec = s["cpu_ms_per_judgment"], s["cpu_s"]
         print(f"{name}: CPU per judgment {cpu['server']} ms (gunicorn {cpu['gunicorn']}, PostgreSQL {cpu['postgres']}; "
-              f"{s['cpu_ms_per_request_server']} a request); the load generator {cpu['client']} ms a judgment, "
+              f"{s['cpu_ms_per_request_server']} a request; {s['cpu_ms_per_judgment_net_of_idle']} net of the "
+              f"{1000 * (s['idle_server_cpu_per_s'] or 0):.0f} ms/s it uses idle); the load generator {cpu['client']} ms a judgment, "
               f"{100 * (s['client_share_of_machine'] or 0):.1f}% of the machine")
         print(f"  CPU seconds in the window: gunicorn {sec['gunicorn']:.1f}, PostgreSQL {sec['postgres']:.1f}, "
               f"client {sec['client']:.1f}, everything else {sec['other']:.1f} (busy {sec['machine_busy']:.1f} of "
