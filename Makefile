@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench lint lint-imports typecheck clean
+.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench cluster lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -105,6 +105,12 @@ crowdbench: $(VENV)/.installed-dev .secret_key
 	  $(if $(call given,WORKERS),--workers $(WORKERS),) $(if $(call given,THREADS),--threads $(THREADS),) \
 	  $(if $(WORKER_CLASS),--worker-class $(WORKER_CLASS),) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) \
 	  $(CROWDBENCH_ARGS)
+
+# Two app servers, two rq task workers, one PostgreSQL, one Redis on this machine; the crowd through both
+# servers with a task worker killed and an app server restarted mid-run (docs/deploy.md, section 8).
+cluster: $(VENV)/.installed-dev .secret_key
+	$(PY) bench/cluster.py --annotators $(if $(call given,N),$(N),300) $(if $(call given,DURATION),--duration $(DURATION),) \
+	  $(CLUSTER_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 screenshots

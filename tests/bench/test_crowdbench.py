@@ -208,3 +208,11 @@ def test_gunicorn_command_is_the_one_docs_deploy_gives():
         if value and not value.startswith("--"):
             assert command[command.index(flag) + 1] == value.strip("'"), flag
     assert command[command.index("--bind") + 1] == "127.0.0.1:8123"
+
+
+def test_the_rate_limit_verdict_of_the_cluster_run():
+    from bench.cluster import rate_limit_verdict
+
+    assert rate_limit_verdict([401] * 20 + [429] * 5) == ""
+    assert "401" in rate_limit_verdict([401] * 19 + [429] * 6)  # limited one request early
+    assert "429" in rate_limit_verdict([401] * 21 + [429] * 4)  # one server counting apart would let more through
