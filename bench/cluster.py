@@ -2,7 +2,7 @@
 
 One run: one PostgreSQL (bench/pgcluster.py), one Redis of its own on a free port (cache and rate
 limits through ``REDIS_URL``, task queue with ``TASKS_BACKEND=rq``), two app servers (gunicorn,
-docs/deploy.md's command) on two ports, two task workers (``manage.py rqworker default``), and the
+docs/deploy.md's command) on two ports, two task workers (``manage.py rqworker default --job-class django_tasks_rq.Job``), and the
 open-loop crowd of bench/crowdbench.py sending its requests round-robin to both servers (a failed
 attempt goes to the other one). While the crowd works, evaluation jobs are queued every few
 seconds; at 40 % of the window a task worker is killed (SIGKILL, its work-horse included), at
@@ -99,7 +99,9 @@ class Redis:
 
 
 class TaskWorker:
-    """``manage.py rqworker default`` in its own process group (a job runs in a forked work-horse)."""
+    """``manage.py rqworker default --job-class django_tasks_rq.Job`` in its own process group (a job runs in a
+    forked work-horse). Without django-tasks-rq's job class RQ cannot call the task ("'Task' object is not
+    callable") and every job stays queued."""
 
     def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
         self.name, self.env, self.log = name, env, log
@@ -107,7 +109,8 @@ class TaskWorker:
 
     def start(self) -> None:
         with self.log.open("ab") as fh:
-            self.proc = subprocess.Popen([PY, "manage.py", "rqworker", "default", "--name", self.name], cwd=ROOT,
+            self.proc = subprocess.Popen([PY, "manage.py", "rqworker", "default", "--job-class", "django_tasks_rq.Job",
+                                          "--name", self.name], cwd=ROOT,
                                          env=self.env, stdout=fh, stderr=fh, start_new_session=True)
 
     def busy(self) -> bool:
@@ -341,9 +344,22 @@ def build_result(*, args: argparse.Namespace, run: dict[str, Any], jobs: dict[st
         "submit_ms": cs.latency_summary(cs.in_window(stats.submit_at, stats.submit_ms, start, end)),
         "failed_attempts": dict(sorted(stats.errors.items())), "retried_and_answered": dict(stats.retried),
         "gave_up": stats.gave_up, "replayed_200": stats.replayed, "events": run["events"],
+        "p95_ms_by_10s": p95_by_bin(stats, start=start, end=end),
         "jobs": jobs, "rate_limit_statuses": statuses, "integrity": integrity,
         "postgres_cpu_s": round(run["postgres_cpu_s"], 1), "server_logs": logs, "failed_invariants": failed,
     }
+
+
+def p95_by_bin(stats: CrowdStats, *, start: float, end: float, step: float = 10.0) -> list[float | None]:
+    """p95 of next and submit together, by the ``step``-second bin of the window in which the request started."""
+    out: list[float | None] = []
+    t = start
+    while t + step <= end + 1e-9:
+        values = (cs.in_window(stats.next_at, stats.next_ms, t, t + step)
+                  + cs.in_window(stats.submit_at, stats.submit_ms, t, t + step))
+        out.append(cs.latency_summary(values)["p95"])
+        t += step
+    return out
 
 
 def print_table(r: dict[str, Any]) -> None:
@@ -357,6 +373,8 @@ def print_table(r: dict[str, Any]) -> None:
     print(f"judgments: offered {r['offered_per_s']}/s, achieved {r['achieved_per_s']}/s "
           f"({r['judgments_in_window']} in the window, {r['acknowledged_total']} in all); next p50/p95/p99 "
           f"{n['p50']}/{n['p95']}/{n['p99']} ms, submit {s['p50']}/{s['p95']}/{s['p99']} ms")
+    print("p95 of next and submit by 10 s of the window: " + " ".join(f"{v:.0f}" if v is not None else "-"
+                                                                   for v in r["p95_ms_by_10s"]) + " ms")
     attempts = ", ".join(f"{k} x{v}" for k, v in r["failed_attempts"].items()) or "none"
     print(f"failed attempts (each retried on the other server): {attempts}; answered after a retry: "
           f"{r['retried_and_answered'] or 'none'}; given up: {r['gave_up']}; 200 replays: {r['replayed_200']}")
