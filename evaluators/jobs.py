@@ -6,7 +6,8 @@ call :func:`job_submit`, which stores an :class:`~evaluators.models.EvaluationJo
 and queues :func:`run_evaluation_job` on Django's Tasks
 framework once the surrounding transaction commits; a worker process
 (``python manage.py db_worker`` with the default database backend,
-``rqworker`` with ``TASKS_BACKEND=rq``) then calls :func:`job_execute`, which
+``rqworker default --job-class django_tasks_rq.Job`` with
+``TASKS_BACKEND=rq``) then calls :func:`job_execute`, which
 claims the row, runs the work with progress going to the row, and leaves it
 done (with a summary) or failed (with its errors).  The row, not the task
 backend's own bookkeeping, is what the compare page shows, so it survives a
