@@ -204,8 +204,8 @@ else:
 # Django's Tasks framework (the django-tasks backport), never inside a web request; see
 # docs/deploy.md. TASKS_BACKEND: "database" (default: the tasks table of this database, run by
 # `python manage.py db_worker`; `make demo` starts one), "rq" (the Redis of REDIS_URL, run by
-# `python manage.py rqworker default --job-class django_tasks_rq.Job` on any number of machines) or "immediate" (run inside
-# the call that queues it: tests, and one-off scripts).
+# `python manage.py rqworker default --job-class django_tasks_rq.Job` on any number of
+# machines) or "immediate" (run inside the call that queues it: tests, and one-off scripts).
 TASKS_BACKEND = os.getenv("TASKS_BACKEND", "database")
 _TASK_BACKENDS = {
     "database": "django_tasks_db.DatabaseBackend",
