@@ -193,3 +193,58 @@ def test_the_share_is_drawn_per_annotator_and_item(tmp_path: Path) -> None:
     assert 0.45 < sum(draws) / len(draws) < 0.55
     assert draws == [shows_suggestions(seed=7, annotator=a, item=i, share=0.5) for a in range(40) for i in range(50)]
     assert draws != [shows_suggestions(seed=8, annotator=a, item=i, share=0.5) for a in range(40) for i in range(50)]
+
+
+def _answer_assisted(study: Study, *, fate_of: Any) -> Any:
+    """One annotator answers every item; each suggestion gets ``fate_of(suggestion dict)``."""
+    annotator = annotators_create(study=study, count=1)[0]
+    client = _client(annotator)
+    while True:
+        resp = client.get("/api/v1/annotate/next")
+        if resp.status_code == 204:
+            return annotator
+        data = resp.json()
+        own = {c["id"]: {"spans": []} for c in data["candidates"]}
+        if study.protocol == "esa":
+            own = {k: {**v, "score": 50} for k, v in own.items()}
+        fates = {s["id"]: fate_of(s) for s in data["suggestions"]}
+        resp = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"annotations": own, "suggestions": fates},
+                           format="json")
+        assert resp.status_code == 201, resp.content
+
+
+def test_export_carries_every_suggestion_and_its_fate(tmp_path: Path) -> None:
+    from annotation.exporting.judgments import export_lines
+    study = prefilled(tmp_path, decoys=0.5, items=4)
+    cycle = iter(["kept", "deleted", "edited"] * 20)
+
+    def fate(s: dict[str, Any]) -> dict[str, Any]:
+        name = next(cycle)
+        return {"fate": name, **({"start": s["start"], "end": s["end"], "severity": "major"} if name == "edited" else {})}
+
+    _answer_assisted(study, fate_of=fate)
+    rows = [json.loads(line) for line in export_lines(study, fmt="jsonl")]
+    assert all(r["assisted"] is True for r in rows)
+    listed = [s for r in rows for s in r["suggestions"]]
+    assert {s["id"] for s in listed} == set(Suggestion.objects.values_list("public_id", flat=True))
+    assert {s["fate"] for s in listed} == {"kept", "deleted", "edited"}
+    assert any(s["decoy"] for s in listed) and all(s["edit"]["severity"] == "major" for s in listed if s["fate"] == "edited")
+    header = next(iter(export_lines(study, fmt="csv")))
+    assert header.split("\r\n")[0].endswith("assisted,suggestions")
+
+
+def test_mqm_tsv_export_names_where_each_span_came_from(tmp_path: Path) -> None:
+    from annotation.exporting.mqm import mqm_tsv_text
+    study = span_study(slug="pm2", protocol="mqm", items=2, candidates=2, prefill_share=1.0)
+    call_command("import_prefill", study.slug, write(tmp_path, prefill_lines(study)), "--format", "jsonl",
+                 "--source", "xcomet-xl", stdout=StringIO())
+    study.refresh_from_db()
+    _answer_assisted(study, fate_of=lambda s: {"fate": "kept"})
+    text, _, _ = mqm_tsv_text(study)
+    lines = [line.split("\t") for line in text.strip().split("\n")]
+    assert lines[0][-1] == "metadata"
+    ai = [line for line in lines[1:] if line[4] == "xcomet-xl"]
+    kept = [line for line in lines[1:] if line[4] != "xcomet-xl" and line[7] != "No-error"]
+    assert ai and len(kept) == len([line for line in ai if line[7] != "No-error"])
+    assert all(json.loads(line[9])["span_source"] == "kept" for line in kept)
+    assert all(json.loads(line[9])["span_source"] == "suggestion" for line in ai if line[7] != "No-error")
