@@ -48,9 +48,9 @@ def write(tmp_path: Path, rows: list[Any], name: str = "qe.jsonl") -> str:
 
 
 def prefilled(tmp_path: Path, *, protocol: str = "esa", share: float = 1.0, decoys: float = 0.0,
-              items: int = 4, slug: str = "pf") -> Study:
+              items: int = 4, slug: str = "pf", **settings: Any) -> Study:
     study = span_study(slug=slug, protocol=protocol, items=items, candidates=2, prefill_share=share,
-                       prefill_decoys=decoys)
+                       prefill_decoys=decoys, **settings)
     call_command("import_prefill", study.slug, write(tmp_path, prefill_lines(study)), "--format", "jsonl",
                  "--source", "CometKiwi-XL", stdout=StringIO())
     study.refresh_from_db()
@@ -204,7 +204,7 @@ def _answer_assisted(study: Study, *, fate_of: Any) -> Any:
         if resp.status_code == 204:
             return annotator
         data = resp.json()
-        own = {c["id"]: {"spans": []} for c in data["candidates"]}
+        own: dict[str, dict[str, Any]] = {c["id"]: {"spans": []} for c in data["candidates"]}
         if study.protocol == "esa":
             own = {k: {**v, "score": 50} for k, v in own.items()}
         fates = {s["id"]: fate_of(s) for s in data["suggestions"]}
@@ -248,3 +248,26 @@ def test_mqm_tsv_export_names_where_each_span_came_from(tmp_path: Path) -> None:
     assert ai and len(kept) == len([line for line in ai if line[7] != "No-error"])
     assert all(json.loads(line[9])["span_source"] == "kept" for line in kept)
     assert all(json.loads(line[9])["span_source"] == "suggestion" for line in ai if line[7] != "No-error")
+
+
+def test_report_block_and_methods_sentence_from_recorded_facts(tmp_path: Path) -> None:
+    from evaluators.reports.study_stats import report_from_export, study_report
+    from annotation.exporting.judgments import judgments_frame
+    study = prefilled(tmp_path, share=0.5, decoys=0.3, items=8, redundancy=3)
+    for _ in range(3):
+        _answer_assisted(study, fate_of=lambda s: {"fate": "kept"})
+    report = study_report(study)
+    block = report["prefill"]
+    assert block["acceptance"]["ai"]["rate"] == 1.0 and block["acceptance"]["decoy"]["n"] >= 1
+    assert {r["annotator"] for r in block["acceptance"]["per_annotator"]} == set(study.annotators.values_list("code", flat=True))
+    assert block["timing"]["assisted"]["n_items"] + block["timing"]["unassisted"]["n_items"] == 24
+    assert block["scores"]["test"] in ("Wilcoxon signed-rank", "Mann–Whitney U")
+    assert block["ai_agreement"]["assisted"]["recall"] == 1.0  # every AI span kept
+    facts = report["facts"]["prefill"]
+    assert facts["source"] == "CometKiwi-XL" and facts["share"] == 0.5
+    methods = block["methods"]
+    assert "suggested by CometKiwi-XL" in methods and "50.0% of the items" in methods
+    assert f"{facts['n_decoys']} decoy spans" in methods and "kept 100.0% of the suggestions" in methods
+    # the same figures from the export alone
+    again = report_from_export(judgments_frame(study))["prefill"]
+    assert again["acceptance"] == block["acceptance"] and again["scores"] == block["scores"]
