@@ -75,10 +75,11 @@ def simulate(seed: int, *, items: int, annotators: int, share: float = 0.5, deco
     frame = pd.DataFrame(rows)
     result = acceptance(frame)
     shown = frame[frame["decoy"]].groupby("annotator").size()
-    truth = sum(keep_decoy[int(a)] * int(n) for a, n in shown.items()) / int(shown.sum())
+    counts: dict[int, int] = {int(str(a)): int(n) for a, n in zip(shown.index, shown.to_numpy())}
+    truth = sum(keep_decoy[a] * n for a, n in counts.items()) / sum(counts.values())
     covered = sum(1 for r in result["per_annotator"] if r["decoy"]["n"]
                   and r["decoy"]["ci_low"] <= keep_decoy[r["annotator"]] <= r["decoy"]["ci_high"])
-    return result["decoy"]["rate"], truth, covered, int((shown > 0).sum())
+    return result["decoy"]["rate"], truth, covered, len(counts)
 
 
 def main() -> int:
