@@ -116,8 +116,7 @@ def _prefill(study: Any) -> dict[str, Any] | None:
     if not isinstance(record, dict):
         return None
     spec = study.spec
-    return {**record, "share": spec.setting(study, "prefill_share"),
-            "skip_clean": spec.setting(study, "prefill_skip_clean")}
+    return {**record, "share": spec.setting(study, "prefill_share")}
 
 
 def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:

@@ -29,10 +29,6 @@ PREFILL_SETTINGS: dict[str, Any] = {
         "type": "number", "minimum": 0, "maximum": 0.5, "default": 0.0,
         "description": "Share of all suggestions that are decoys: spans placed on text the data marks clean, "
                        "shown like the others, to measure how often annotators keep a suggestion unchecked."},
-    "prefill_skip_clean": {
-        "type": "boolean", "default": False,
-        "description": "Items whose candidates the automatic system marks clean (no span, no decoy) are not "
-                       "handed out to be annotated (ESA^AI's budget saving); their candidates count as clean."},
 }
 
 SUGGESTIONS_SCHEMA: dict[str, Any] = {
