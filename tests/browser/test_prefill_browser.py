@@ -12,6 +12,7 @@ from django.core.management import call_command
 
 from annotation.models import Judgment
 from studies.models import Suggestion
+from tests.browser.axe import axe_violations, describe
 from tests.browser.test_spans_browser import DESKTOP, PHONE, drag_select, open_page
 from tests.span_study import span_study
 
@@ -62,6 +63,7 @@ def test_suggestions_kept_edited_deleted_by_mouse_and_keyboard(live_server, chro
         assert page.locator("mark.sugg").count() == 3 and page.locator("mark.err").count() == 0
         assert page.locator("[data-mark-list] li").count() == 0 and page.locator("[data-sugg-list] li").count() == 3
         page.screenshot(path=str(screenshot_dir / f"prefill-{viewport_name}.png"), full_page=True)
+        assert describe(axe_violations(page), f"suggestions ({viewport_name})") == []
         a, b, c = (suggestion_of(page, x) for x in "ABC")
         # --- by mouse: keep A's, delete B's, edit C's (a new stretch and a new severity) ---
         page.locator(f'[data-sugg-keep="{a}"]').click()
