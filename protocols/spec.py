@@ -18,6 +18,7 @@ from protocols.parts.reports import ReportsRules
 from protocols.parts.transfer import TransferRules
 
 if TYPE_CHECKING:
+    from studies.definition.prefill import Shown
     from studies.models import Candidate, Study
 
 
@@ -38,6 +39,8 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
     allowed_severities: ClassVar[tuple[str, ...]] = ()
     #: Answers are per-candidate annotations (error spans and/or a 0-100 score), as in MQM, ESA and DA.
     per_candidate_annotations: ClassVar[bool] = False
+    #: Answer fields a payload may carry besides :attr:`answer_fields` (the fates of suggestions: ESA, MQM).
+    extra_answer_fields: ClassVar[tuple[str, ...]] = ()
 
     # --- what a study of this protocol is (studies.models.Study) ---------------------------------
 
@@ -64,6 +67,17 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
     def study_errors(self, study: Study) -> dict[str, list[str]]:
         """Problems of a study's settings for this protocol (``Study.clean``), by field."""
         return {}
+
+    def prefill_problem(self, study: Study) -> str | None:
+        """Why this study cannot show automatic error spans as suggestions (``import_prefill``), or None."""
+        return f"a {self.name} study takes no suggested error spans (ESA and MQM studies do)."
+
+    def answer_with_suggestions(self, study: Study, *, shown: Shown | None, candidates: dict[str, Candidate],
+                                payload: dict[str, Any], answer: dict[str, Any],
+                                errors: dict[str, list[str]]) -> dict[str, Any]:
+        """The answer with the fates of the suggestions the annotator saw (``shown``: None when the study has
+        none, else whether the item is assisted and its suggestions); problems by field."""
+        return answer
 
     def settings_errors(self, values: Any) -> list[str]:
         """Problems of ``Study.protocol_settings`` against :attr:`settings_schema`, each naming its setting.

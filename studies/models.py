@@ -395,3 +395,60 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.username or '(server)'} {self.action} {self.study_slug}"
+
+
+class PrefillSource(models.Model):
+    """One import of automatic error spans (``import_prefill``): where they came from, and what the data marks clean.
+
+    Annotators never see any of this; the report's methods text quotes it.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prefill_sources")
+    name = models.CharField(max_length=100, help_text="The system that produced the spans (--source); never shown "
+                                                      "to annotators.")
+    file_name = models.CharField(max_length=300, blank=True, help_text="The imported file's name.")
+    file_format = models.CharField(max_length=20, help_text="jsonl or mqm-tsv.")
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the imported file.")
+    clean_candidates = models.JSONField(default=list, blank=True,
+                                        help_text="Pks of the candidates the file marks clean (no error span).")
+    decoy_share = models.FloatField(default=0.0, help_text="The study's decoy share when the decoys were placed.")
+    seed = models.BigIntegerField(default=0, help_text="Seed of the decoys' placement (from the study's seed).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study"], name="prefill_one_source_per_study")]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}: {self.name}"
+
+
+class Suggestion(models.Model):
+    """An automatic error span shown to annotators as a suggestion (ESA^AI / MQM^AI), or a decoy.
+
+    A decoy is placed on text the data marks clean; only this row knows it is one.
+    """
+
+    source = models.ForeignKey(PrefillSource, on_delete=models.CASCADE, related_name="suggestions")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="suggestions")
+    public_id = models.CharField(max_length=32, unique=True, default=opaque_id, editable=False,
+                                 help_text="Opaque id shown to annotators.")
+    side = models.CharField(max_length=6, default="target", help_text="target (the candidate) or source.")
+    start = models.PositiveIntegerField(help_text="Character offset where the span starts (stored text).")
+    end = models.PositiveIntegerField(help_text="Character offset after its last character.")
+    category = models.CharField(max_length=200, blank=True, help_text="The MQM category ('' for ESA).")
+    severity = models.CharField(max_length=20, help_text="One of the study's severities.")
+    score = models.FloatField(null=True, blank=True, help_text="The automatic system's own score of the span, if any.")
+    is_decoy = models.BooleanField(default=False, help_text="Placed on text the data marks clean (never shown as such).")
+
+    class Meta:
+        ordering = ["candidate_id", "side", "start", "end", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.candidate_id}[{self.start}:{self.end}] {self.severity}"
+
+    def as_span(self) -> dict[str, Any]:
+        """The suggestion as an answer's span (start, end, side, severity and category where it has one)."""
+        span: dict[str, Any] = {"start": self.start, "end": self.end, "side": self.side, "severity": self.severity}
+        if self.category:
+            span["category"] = self.category
+        return span

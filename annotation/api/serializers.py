@@ -102,6 +102,16 @@ class SpanSettingsOut(serializers.Serializer):
     score = ScoreScaleOut(allow_null=True, help_text="ESA/DA: the 0–100 score every candidate needs; null for MQM.")
 
 
+class SuggestionOut(serializers.Serializer):
+    id = serializers.CharField(help_text="Opaque suggestion id: the key of its fate in the answer's `suggestions`.")
+    candidate = serializers.CharField(help_text="The candidate's id.")
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    side = serializers.ChoiceField(choices=["target", "source"])
+    severity = serializers.CharField()
+    category = serializers.CharField(required=False, help_text="MQM: the suggested category; ESA: absent.")
+
+
 class AssignmentOut(serializers.Serializer):
     assignment = serializers.CharField(help_text="Opaque assignment id.")
     item_key = serializers.CharField(
@@ -127,6 +137,10 @@ class AssignmentOut(serializers.Serializer):
     answer = serializers.JSONField(allow_null=True, help_text="The current answer when revising, else null.")
     spans = SpanSettingsOut(allow_null=True, help_text="MQM and ESA studies: the span and score settings; "
                                                        "null for the other protocols.")
+    suggestions = SuggestionOut(many=True, required=False,
+                                help_text="Studies with suggested error spans (docs/ai-assistance.md): the spans "
+                                          "shown on this item as suggestions ([] on an item shown without); every "
+                                          "one needs a fate in the answer's `suggestions`. Absent otherwise.")
 
 
 class SpanIn(serializers.Serializer):
@@ -156,6 +170,11 @@ class JudgmentIn(serializers.Serializer):
         child=CandidateAnnotationIn(), required=False,
         help_text="MQM and ESA: candidate id → {spans, score} for every candidate of the item. Spans are "
                   "character offsets [start, end) into the candidate's text or the item's source.")
+    suggestions = serializers.DictField(
+        child=serializers.JSONField(), required=False,
+        help_text="Studies with suggested spans: every suggestion shown (`suggestions[].id`) → {\"fate\": \"kept\"}, "
+                  "{\"fate\": \"deleted\"} or {\"fate\": \"edited\", start, end, severity, category (MQM), side}. "
+                  "Kept and edited suggestions join the candidate's spans; `annotations` holds the annotator's own.")
     ranks = serializers.DictField(child=serializers.IntegerField(), required=False,
                                   help_text="Ranking: candidate id → rank (1 = best).")
     choice = serializers.CharField(required=False, help_text="Choice: a candidate id, or neither / tie / invalid.")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
+from annotation.handout.suggestions import candidate_suggestions, study_suggestions
 from annotation.models import Judgment
 from formats.csvcells import SUSPECT_FIRST, csv_writer, escape_cell
 from studies.models import Candidate, Item, Study
@@ -32,7 +33,7 @@ BASE_COLUMNS = [
 #: Extra columns (extending the interface, never renaming it).
 EXTRA_COLUMNS = [
     "is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen", "excluded",
-    "pilot", "client_duration_ms", "score", "spans", "control_error",
+    "pilot", "client_duration_ms", "score", "spans", "control_error", "assisted", "suggestions",
 ]
 COLUMNS = BASE_COLUMNS + EXTRA_COLUMNS
 
@@ -99,6 +100,7 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
         "public_id", "revision", "is_current", "answer", "started_at", "submitted_at", "duration_ms",
         "assignment__item_id", "assignment__annotator_id", "assignment__candidate_order", "client_duration_ms")
     system_of = {pk: system for cands in candidates.values() for pk, system, _, _ in cands}
+    suggested = study_suggestions(study)
     protocol = study.protocol
     for (public_id, revision, is_current, answer, started, submitted, duration,
          item_id, annotator_id, order, client_duration) in rows.iterator(chunk_size=2000):
@@ -117,6 +119,7 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
         labels = answer.get("labels")
         label = "+".join(labels) if labels else None
         annotations = answer.get("annotations") or {}
+        prefill = answer.get("prefill") if suggested else None
         for pk, system, is_ref, cand_spam in candidates.get(item_id, []):
             yield {
                 "study": study.slug, "item": ext, "document": doc, "annotator": code, "system": system,
@@ -128,6 +131,9 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
                 "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
                 "pilot": pilot, "client_duration_ms": client_duration,
                 **_span_cells(annotations.get(str(pk))), "control_error": controls.get(item_id),
+                "assisted": prefill.get("assisted") if isinstance(prefill, dict) else None,
+                "suggestions": (json.dumps(candidate_suggestions(answer, suggested.get(pk, [])), ensure_ascii=False,
+                                           separators=(",", ":")) if suggested else None),
             }
 
 
@@ -202,7 +208,7 @@ def csv_lines(rows: Iterable[dict[str, Any]], batch: int = 1000, *, raw: bool = 
 
 
 #: Columns that hold JSON text in a row (and a CSV cell); JSON Lines writes them as JSON values, not strings.
-JSON_COLUMNS = frozenset({"spans", "control_error"})
+JSON_COLUMNS = frozenset({"spans", "control_error", "suggestions"})
 
 
 def _jsonl_value(column: str, value: Any) -> Any:
@@ -259,7 +265,11 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
       ``{start, end, side, severity[, category][, note]}``, offsets into the candidate's text or,
       with side "source", the item's source; "[]" = the annotator marked no error),
     - ``control_error`` (str or None: MQM/ESA control items only, the generated error as JSON text
-      ``{kind, start, end, before, after}``, offsets into the degraded candidate's text; researchers only).
+      ``{kind, start, end, before, after}``, offsets into the degraded candidate's text; researchers only),
+    - ``assisted`` (boolean, nullable: studies with suggested spans, whether this item was shown with them),
+      ``suggestions`` (str or None: studies with suggested spans, the candidate's suggestions as JSON text,
+      a list of ``{id, start, end, side, severity[, category], score, decoy, fate, edit}``; ``fate`` is
+      kept / edited / deleted, None where the item was shown without them; docs/ai-assistance.md).
 
     An empty study gives an empty frame with the same columns.
     """
@@ -269,6 +279,7 @@ def judgments_frame(study: Study, history: bool = False) -> pandas.DataFrame:
     for column in ("rank", "screen_position", "duration_ms", "client_duration_ms"):
         frame[column] = frame[column].astype("Int64")
     frame["chosen"] = frame["chosen"].astype("boolean")
+    frame["assisted"] = frame["assisted"].astype("boolean")
     frame["score"] = pd.to_numeric(frame["score"], errors="coerce").astype("float64")
     for column in ("started_at", "submitted_at"):
         frame[column] = pd.to_datetime(frame[column], utc=True)

@@ -40,13 +40,15 @@ exporting that gives the same file (tested).
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotation.handout.suggestions import span_origins, study_suggestions
 from annotation.models import Annotator, Judgment
-from studies.models import Candidate, Item, Study, Unit
+from studies.models import Candidate, Item, PrefillSource, Study, Unit
 from formats.mqm_tsv import Judgment as TsvJudgment
 from formats.mqm_tsv import MqmData, MqmError, Segment, Span, format_mqm_tsv
 from studies.definition.sentences import sentence_spans
@@ -248,7 +250,9 @@ def mqm_tsv_data(study: Study) -> MqmData:
              .values("pk", "item_id", "system", "text", "sentences", "position")}
     raters = {a["pk"]: (a["sequence"], a["external_id"] or a["code"])
               for a in Annotator.objects.filter(study=study).values("pk", "sequence", "external_id", "code")}
+    suggested = study_suggestions(study)
     rated: list[tuple[tuple[int, int, int], int, str, list[dict[str, Any]]]] = []
+    origins: dict[tuple[int, str], list[tuple[str, str | None]]] = {}
     for row in (Judgment.objects.filter(assignment__item__in=items.keys(), is_current=True)
                 .values("assignment__annotator_id", "assignment__item_id", "answer").iterator(chunk_size=2000)):
         annotator = raters[row["assignment__annotator_id"]]
@@ -258,9 +262,25 @@ def mqm_tsv_data(study: Study) -> MqmData:
                 continue
             order = (row["assignment__item_id"], cand["position"], annotator[0])
             rated.append((order, cand["pk"], annotator[1], list(entry.get("spans") or [])))
+            if suggested:
+                origins[(cand["pk"], annotator[1])] = span_origins(row["answer"], list(entry.get("spans") or []),
+                                                                   suggested.get(cand["pk"], []))
     rated.sort(key=lambda r: r[0])
     if study.unit == Unit.DOCUMENT:
         return _document_data(items, cands, rated)
+    if suggested:
+        # The automatic system's own spans as one more rater, named by its --source (decoys are not its).
+        record = PrefillSource.objects.get(study=study)
+        ai_rated = set(record.clean_candidates) | {pk for pk, rows in suggested.items()
+                                                   if any(not r.is_decoy for r in rows)}
+        for pk in sorted(ai_rated):
+            if pk in cands:
+                cand = cands[pk]
+                spans = [r.as_span() for r in suggested.get(pk, []) if not r.is_decoy]
+                rated.append(((cand["item_id"], cand["position"], -1), pk, record.name, spans))
+                origins[(pk, record.name)] = [("suggestion", r.public_id)
+                                              for r in suggested.get(pk, []) if not r.is_decoy]
+        rated.sort(key=lambda r: r[0])
     segments: list[Segment] = []
     seg_index: dict[int, int] = {}
     judgments: list[TsvJudgment] = []
@@ -276,9 +296,23 @@ def mqm_tsv_data(study: Study) -> MqmData:
                                     _one_line(doc_id, "position", ext), _one_line(seg_id, "id", ext),
                                     _one_line(item["source"], "source", ext), _one_line(cand["text"], "text", ext)))
         errors = tuple(_error(s, item["external_id"], item["source"], cand["text"]) for s in spans)
+        if suggested:
+            errors = tuple(_with_origin(e, origin) for e, origin in zip(errors, origins.get((cand_pk, rater), [])))
         has_note = has_note or any(e.note for e in errors)
         judgments.append(TsvJudgment(seg_index[cand_pk], _one_line(rater, "rater", item["external_id"]), errors))
-    return MqmData(segments, judgments, extra_column="comment" if has_note else None, header=True)
+    extra = "metadata" if suggested else ("comment" if has_note else None)
+    return MqmData(segments, judgments, extra_column=extra, header=True)
+
+
+def _with_origin(error: MqmError, origin: tuple[str, str | None]) -> MqmError:
+    """An error row of a study with suggestions: its ``metadata`` column says where the span came from
+    (``{"span_source": "annotator" | "kept" | "edited" | "suggestion", "suggestion": id, "note": …}``)."""
+    meta: dict[str, Any] = {"span_source": origin[0]}
+    if origin[1]:
+        meta["suggestion"] = origin[1]
+    if error.note:
+        meta["note"] = error.note
+    return MqmError(error.category, error.severity, error.spans, json.dumps(meta, ensure_ascii=False))
 
 
 def mqm_tsv_text(study: Study) -> tuple[str, int, list[str]]:

@@ -20,6 +20,7 @@ from django.utils.dateparse import parse_datetime
 from studies.models import Candidate
 
 from annotation.handout import statements
+from annotation.handout.suggestions import suggestions_shown
 from annotation.models import Assignment
 
 
@@ -71,7 +72,7 @@ def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[
     errors: dict[str, list[str]] = {}
     spec = study.spec
     expected = spec.answer_fields
-    unknown = sorted(set(payload) - set(expected) - set(TIME_FIELDS))
+    unknown = sorted(set(payload) - set(expected) - set(spec.extra_answer_fields) - set(TIME_FIELDS))
     if unknown:
         errors["body"] = [f"Unknown field(s) {', '.join(unknown)}; a {study.protocol} answer uses {' or '.join(expected)}."]
     times = {key: _parse_time(payload, key, errors) for key in TIME_FIELDS}
@@ -84,6 +85,9 @@ def judgment_validate(*, assignment: Assignment, payload: Any, candidates: list[
     else:
         answer = spec.validate_answer(study, item_source=assignment.item.source or "", candidates=by_public,
                                       payload=payload, errors=errors)
+        if answer is not None:
+            answer = spec.answer_with_suggestions(study, shown=suggestions_shown(assignment, candidates),
+                                                  candidates=by_public, payload=payload, answer=answer, errors=errors)
     if errors or answer is None:
         raise JudgmentError(errors)
     return answer, times

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from studies.models import Candidate, Item, Study, Unit
+from studies.models import Candidate, Item, Study, Suggestion, Unit
 from studies.definition.sentences import lines_of, shown_sentences
 from studies.definition.typography import shown_candidate
 
 from annotation.handout import statements
+from annotation.handout.suggestions import suggestion_payload, suggestions_shown
 from annotation.items.document import document_blocks, earlier_payload
 from annotation.items.item_keys import item_key
 from annotation.items.span_config import span_block
@@ -105,6 +106,8 @@ def answer_for_client(judgment: Judgment | None, candidates: list[Candidate]) ->
     if "annotations" in answer:  # first: a pairwise answer holds its scores and, as a choice, its preference
         out: dict[str, Any] = {"annotations": {by_pk[int(pk)]: entry for pk, entry in answer["annotations"].items()
                                                if int(pk) in by_pk}}
+        if isinstance(answer.get("prefill"), dict):
+            out = {**out, **own_marks_and_fates(answer, by_pk)}
         if "choice" in answer:
             choice = answer["choice"]
             out["preference"] = by_pk.get(choice.get("candidate")) if "candidate" in choice else choice["option"]
@@ -115,13 +118,40 @@ def answer_for_client(judgment: Judgment | None, candidates: list[Candidate]) ->
     return {"labels": answer.get("labels", [])}
 
 
+def own_marks_and_fates(answer: dict[str, Any], by_pk: dict[int, str]) -> dict[str, Any]:
+    """A stored answer with suggestions as the annotator gave it: ``annotations`` with their own spans only (the
+    kept and edited suggestions taken out of the stored spans) and ``suggestions``, id → fate (with the edit)."""
+    taken: dict[int, list[dict[str, Any]]] = {}
+    fates: dict[str, dict[str, Any]] = {}
+    for sid, record in (answer["prefill"].get("suggestions") or {}).items():
+        fate = {"fate": record["fate"], **(record.get("edit") or {})}
+        fates[sid] = fate
+        if record["fate"] == "edited":
+            taken.setdefault(record["candidate"], []).append(record["edit"])
+    kept = {s.public_id: s for s in Suggestion.objects.filter(
+        public_id__in=[sid for sid, r in fates.items() if r["fate"] == "kept"])}
+    for sid, row in kept.items():
+        taken.setdefault(row.candidate_id, []).append(row.as_span())
+    annotations: dict[str, Any] = {}
+    for pk, entry in answer["annotations"].items():
+        if int(pk) not in by_pk:
+            continue
+        spans = list(entry.get("spans") or [])
+        for span in taken.get(int(pk), []):
+            same = next((k for k, s in enumerate(spans) if {x: s.get(x) for x in span} == span), None)
+            if same is not None:
+                spans.pop(same)
+        annotations[by_pk[int(pk)]] = {**entry, **({"spans": spans} if "spans" in entry else {})}
+    return {"annotations": annotations, "suggestions": fates}
+
+
 def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
                        candidates: list[Candidate] | None = None, judgment: Judgment | None = None) -> dict[str, Any]:
     """The API's view of an assignment (the annotator-safe fields only)."""
     item = assignment.item
     study = item.study
     cands = ordered_candidates(assignment, candidates)
-    return {
+    payload = {
         "assignment": assignment.public_id,
         "item_key": item_key(item.pk),
         "protocol": study.protocol,
@@ -145,6 +175,11 @@ def assignment_payload(*, assignment: Assignment, progress_data: dict[str, int],
         "answer": answer_for_client(judgment, cands),
         "spans": span_block(study),
     }
+    shown = suggestions_shown(assignment, cands)
+    if shown is not None:
+        by_pk = {c.pk: c.public_id for c in cands}
+        payload["suggestions"] = [suggestion_payload(s, by_pk[s.candidate_id]) for s in shown.suggestions]
+    return payload
 
 
 def _candidate_payload(candidate: Candidate, *, normalise: bool) -> dict[str, Any]:

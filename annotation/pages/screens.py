@@ -24,6 +24,7 @@ from annotation.pages.interface import wording_languages
 from annotation.pages.links import page_url
 from annotation.models import Annotator, Assignment, AssignmentStatus
 from annotation.handout.services import candidate_order_for
+from annotation.handout.suggestions import suggestions_shown
 from annotation.pages.span_screen import span_keys
 from annotation.items.rendering import candidate_letter, highlighted_lines, instructions_html
 
@@ -146,8 +147,10 @@ def item_screen(*, annotator: Annotator, assignment: Assignment, answer: dict[st
     study = item.study
     cands = selectors.ordered_candidates(assignment, candidates)
     previous = selectors.assignment_previous(annotator=annotator, before=assignment)
+    shown = suggestions_shown(assignment, cands)
     return {
-        **item_screen_parts(study=study, item=item, cands=cands, answer=answer, errors=errors),
+        **item_screen_parts(study=study, item=item, cands=cands, answer=answer, errors=errors,
+                            suggestions=shown.suggestions if shown else []),
         "annotator": annotator,
         "assignment_id": assignment.public_id,
         "is_revision": assignment.status == AssignmentStatus.DONE,
@@ -205,7 +208,7 @@ def context_lines(*, study: Study, item: Item) -> list[dict[str, str]]:
 
 
 def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answer: dict[str, Any] | None,
-                      errors: dict[str, list[str]] | None) -> dict[str, Any]:
+                      errors: dict[str, list[str]] | None, suggestions: list[Any] | None = None) -> dict[str, Any]:
     """What an item page shows whoever looks at it: the context, the candidates, the answer controls."""
     answer = answer or {}
     ranks = answer.get("ranks") or {}
@@ -221,7 +224,8 @@ def item_screen_parts(*, study: Study, item: Item, cands: list[Candidate], answe
     spec = study.spec
     span_parts, messages = spec.answer_screen(
         study=study, item=item, cands=cands, candidate_views=candidate_views, answer=answer, errors=errors or {},
-        letters=letters, messages=readable_errors(study=study, errors=errors or {}, letters=letters))
+        letters=letters, messages=readable_errors(study=study, errors=errors or {}, letters=letters),
+        suggestions=suggestions or [])
     return {
         **text_languages(study=study, item=item),
         **wording_languages(study),

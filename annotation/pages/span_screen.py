@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from django.utils.functional import Promise
@@ -149,8 +150,37 @@ def snap_to_words(study: Study, item: Item) -> dict[str, bool]:
             "source": writes_words_with_spaces(item.source_language or study.source_language)}
 
 
+def _suggestions_shown(cands: list[Candidate], suggestions: Sequence[Any], fates: Any,
+                       normalise: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The suggestions as the page draws them (target offsets into the shown text), and the fates already given
+    (a revision's, or a refused post's) likewise: only opaque ids, letters of nothing else (no source name,
+    no score, nothing that tells a decoy apart)."""
+    by_pk = {c.pk: c for c in cands}
+    offsets = {c.pk: shown_offsets(c.text, normalise) for c in cands}
+    shown = []
+    for row in suggestions:
+        cand = by_pk.get(row.candidate_id)
+        if cand is None:
+            continue
+        span = _marks_shown({"spans": [row.as_span()]}, offsets[cand.pk])["spans"][0]
+        shown.append({"id": row.public_id, "candidate": cand.public_id, **span})
+    given: dict[str, Any] = {}
+    owner = {s["id"]: s["candidate"] for s in shown}
+    if isinstance(fates, dict):
+        for sid, fate in fates.items():
+            if sid not in owner or not isinstance(fate, dict):
+                continue
+            if fate.get("fate") == "edited":
+                pk = next(c.pk for c in cands if c.public_id == owner[sid])
+                moved = _marks_shown({"spans": [{k: v for k, v in fate.items() if k != "fate"}]}, offsets[pk])
+                given[sid] = {"fate": "edited", **moved["spans"][0]}
+            else:
+                given[sid] = {"fate": fate.get("fate")}
+    return shown, given
+
+
 def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
-                answer: dict[str, Any] | None, show_source: bool) -> dict[str, Any]:
+                answer: dict[str, Any] | None, show_source: bool, suggestions: Sequence[Any] = ()) -> dict[str, Any]:
     """The span page's part of the item context; adds ``segments``, ``source_segments`` to each candidate view."""
     normalise = study.normalise_typography
     source_segments = _segments(item.source, item.source_sentences) if show_source and item.source else []
@@ -169,8 +199,10 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
             view["score"] = initial[cand.public_id].get("score")
             view["no_error"] = initial[cand.public_id].get("spans") == []
     severities = study.effective_severities()
+    shown, fates = _suggestions_shown(cands, suggestions, (answer or {}).get("suggestions"), normalise)
     return {
         "span_page": True,
+        "has_suggestions": bool(shown),
         "uses_spans": study.uses_spans,
         "uses_score": study.uses_score,
         # "is_mqm": spans carry a category from the study's taxonomy (MQM's), not only a severity (ESA's).
@@ -190,5 +222,6 @@ def span_screen(*, study: Study, item: Item, cands: list[Candidate], candidate_v
             "overlap": study.allow_overlap, "severities": severities,
             "categories": [c["name"] for c in study.effective_taxonomy()], "initial": initial,
             "nudgeLow": NUDGE_LOW, "nudgeHigh": NUDGE_HIGH, "snap": snap_to_words(study, item),
+            "suggestions": shown, "fates": fates,
         },
     }

@@ -110,6 +110,15 @@ def _selection(study: Any) -> dict[str, Any] | None:
     return dict(selection) if isinstance(selection, dict) else None
 
 
+def _prefill(study: Any) -> dict[str, Any] | None:
+    """Suggested error spans (``import_prefill``): their source, file and counts, and the study's settings."""
+    record = study.provenance.get("prefill") if isinstance(study.provenance, dict) else None
+    if not isinstance(record, dict):
+        return None
+    spec = study.spec
+    return {**record, "share": spec.setting(study, "prefill_share")}
+
+
 def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:
     rows = set(Candidate.objects.filter(item__study=study, item__is_spam=False).values_list("system", "is_reference"))
     return sorted({s for s, _ in rows}), sorted({s for s, is_ref in rows if is_ref})
@@ -144,6 +153,7 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
         "unit": study.unit,
         "n_items": study.items.filter(is_spam=False).count(),
         "selection": _selection(study),
+        "prefill": _prefill(study),
         "systems": systems,
         "references": references,
         **{k: v for k, v in data.items() if k != "timing"},

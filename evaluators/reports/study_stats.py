@@ -36,6 +36,7 @@ import pandas as pd
 from annotation.exporting.judgments import judgment_rows
 from annotation.quality.span_controls import study_span_controls
 from evaluators.reports import span_report as sr
+from evaluators.reports.prefill import prefill_sentence
 from evaluators.reports.facts import data_facts, file_facts, study_facts
 from evaluators.stats import ratings as rt
 from evaluators.stats.agreement import agreement
@@ -170,8 +171,12 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     out["pilot"] = _as_bool(df["pilot"], "pilot", source).to_numpy() if "pilot" in df.columns else False
     if "document" in df.columns:  # for the facts block (raters per document)
         out["document"] = _blank_to_none(df["document"]).to_numpy()
-    if "duration_ms" in df.columns:  # for the facts block (were answer times recorded?)
+    if "duration_ms" in df.columns:  # for the facts block (were answer times recorded?) and time per item
         out["timed"] = _blank_to_none(df["duration_ms"]).notna().to_numpy()
+        out["duration_ms"] = pd.to_numeric(_blank_to_none(df["duration_ms"]), errors="coerce").to_numpy()
+    if "suggestions" in df.columns:  # studies with suggested spans (evaluators/reports/prefill.py)
+        out["suggestions"] = _blank_to_none(df["suggestions"]).to_numpy()
+        out["assisted"] = (_blank_to_none(df["assisted"]).to_numpy() if "assisted" in df.columns else None)
     phen = _blank_to_none(df["phenomenon"]) if "phenomenon" in df.columns else pd.Series(None, index=df.index)
     out["phenomenon"] = phen.fillna(NO_PHENOMENON).astype(str).to_numpy()
     if "rank" in df.columns:
@@ -534,7 +539,7 @@ def report_from_export(export: pd.DataFrame, *, source: str = "judgments", **opt
 #: The export columns a report reads (``stats_frame``); the others (times, screen positions) never matter.
 REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_spam", "excluded", "pilot", "phenomenon",
                   "rank", "choice", "label", "judgment", "protocol", "is_current", "score", "spans", "document",
-                  "duration_ms")
+                  "duration_ms", "assisted", "suggestions")
 
 
 def study_export_frame(study: Any) -> pd.DataFrame:
@@ -563,6 +568,8 @@ def study_report(study: Any, **options: Any) -> dict:
                "unit_lengths": _unit_lengths(study), **options}
     report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
     report["facts"] = study_facts(study, report["facts"])
+    if report.get("prefill"):
+        report["prefill"]["methods"] = prefill_sentence(report["facts"].get("prefill"), report["prefill"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
     if report["control"] is None or not report["control"].get("n_checks"):
         report["notes"].append("no control item with an injected error has been answered yet")

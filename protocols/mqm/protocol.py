@@ -7,6 +7,7 @@ from studies.definition.taxonomy import DEFAULT_MQM_TAXONOMY, MQM_SEVERITIES, no
 from studies.models import Study
 
 from protocols.spans.family import SpanFamily
+from protocols.spans.prefill import prefill_settings_schema, with_suggestions
 from protocols.mqm.pages import MqmPages
 from protocols.mqm.quality import MqmQuality
 from protocols.mqm.reports import MqmReports
@@ -17,7 +18,9 @@ class Mqm(MqmPages, MqmTransfer, MqmReports, MqmQuality, SpanFamily):
     name = "mqm"
     label = "MQM (error spans with category and severity)"
     default_severities = tuple(MQM_SEVERITIES)
-    answer_schema = SpanFamily.annotations_schema(score=False)
+    answer_schema = with_suggestions(SpanFamily.annotations_schema(score=False))
+    settings_schema = prefill_settings_schema()
+    takes_prefill = True
 
     def uses_spans(self, study: Study) -> bool:
         return True

@@ -1,6 +1,7 @@
 """The pairwise protocol on the annotator's pages: the two span cards side by side, then the preference."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy
@@ -30,9 +31,10 @@ class PairwisePages(SpanPages):
 
     def answer_screen(self, *, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
                       answer: dict[str, Any], errors: dict[str, list[str]], letters: dict[str, str],
-                      messages: list[str]) -> tuple[dict[str, Any], list[str]]:
+                      messages: list[str], suggestions: Sequence[Any] = ()) -> tuple[dict[str, Any], list[str]]:
         parts, rest = super().answer_screen(study=study, item=item, cands=cands, candidate_views=candidate_views,
-                                            answer=answer, errors=errors, letters=letters, messages=messages)
+                                            answer=answer, errors=errors, letters=letters, messages=messages,
+                                            suggestions=suggestions)
         asked = self.setting(study, "preference")  # type: ignore[attr-defined]
         if asked == "off":
             return {**parts, "span_cards_class": "side-by-side"}, rest

@@ -6,6 +6,7 @@ wording is translated with the rest of the page.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.functional import Promise
@@ -74,13 +75,14 @@ class PagesRules:
 
     def answer_screen(self, *, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
                       answer: dict[str, Any], errors: dict[str, list[str]], letters: dict[str, str],
-                      messages: list[str]) -> tuple[dict[str, Any], list[str]]:
+                      messages: list[str], suggestions: Sequence[Any] = ()) -> tuple[dict[str, Any], list[str]]:
         """Extra context of the item page for the protocol's answer controls, and the refusal's messages.
 
         ``messages`` is the refusal worded for the annotator (candidate ids as letters); a protocol
         that shows some messages beside their candidate returns the rest. Two context keys let a
         protocol add to the shared page: ``answer_extra_template`` (a template included under the
         candidates, inside the form) and ``span_cards_class`` (a class on the span page's cards).
+        ``suggestions``: the suggested error spans this annotator sees on the item (``Suggestion`` rows).
         """
         return {}, messages
 

@@ -15,6 +15,7 @@ from studies.models import Candidate, Study
 from protocols.answers import answer_body
 from protocols.spec import ProtocolSpec
 from protocols.spans.pages import SpanPages
+from protocols.spans.prefill import SpanPrefill
 from protocols.spans.quality import SpanQuality
 from protocols.spans.reports import SpanReports
 from protocols.spans.transfer import SpanTransfer
@@ -36,7 +37,7 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
 
-class SpanFamily(SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec):
+class SpanFamily(SpanPrefill, SpanPages, SpanTransfer, SpanReports, SpanQuality, ProtocolSpec):
     answer_fields: ClassVar[tuple[str, ...]] = ("annotations",)
     candidates_per_item: ClassVar[tuple[int, int | None]] = (1, None)
     per_candidate_annotations = True

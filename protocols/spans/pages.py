@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.functional import Promise
@@ -41,12 +42,19 @@ class SpanPages(PagesRules):
         candidate with neither is left out, so the service names it as unanswered.
         """
         raw = data.get("annotations", "").strip()
+        fates = data.get("suggestions", "").strip()
         if raw:
             try:
                 value = json.loads(raw)
             except ValueError:
                 return {"annotations": raw}  # refused by the service as "must be an object"
-            return {"annotations": _to_stored_offsets(study, candidates, value)}
+            payload: dict[str, Any] = {"annotations": _to_stored_offsets(study, candidates, value)}
+            if fates:
+                try:
+                    payload["suggestions"] = _fates_to_stored_offsets(study, candidates, json.loads(fates))
+                except ValueError:
+                    payload["suggestions"] = fates  # refused by the service as "must be an object"
+            return payload
         out: dict[str, Any] = {}
         for cand in candidates:
             entry: dict[str, Any] = {}
@@ -61,7 +69,7 @@ class SpanPages(PagesRules):
 
     def answer_screen(self, *, study: Study, item: Item, cands: list[Candidate], candidate_views: list[dict[str, Any]],
                       answer: dict[str, Any], errors: dict[str, list[str]], letters: dict[str, str],
-                      messages: list[str]) -> tuple[dict[str, Any], list[str]]:
+                      messages: list[str], suggestions: Sequence[Any] = ()) -> tuple[dict[str, Any], list[str]]:
         """The marking screen, and each refusal beside the candidate it names (``view["errors"]``).
 
         "Unanswered" and "score required" are reworded in the interface language;
@@ -69,7 +77,7 @@ class SpanPages(PagesRules):
         the candidate's letter instead of its id.
         """
         parts = span_screen(study=study, item=item, cands=cands, candidate_views=candidate_views, answer=answer,
-                            show_source=study.show_source)
+                            show_source=study.show_source, suggestions=suggestions)
         unanswered: list[str] = []
         rest: list[str] = []
         for field_messages in errors.values():
@@ -149,6 +157,28 @@ def _form_spans(study: Study, cand: dict[str, Any], letter: str, data: QueryDict
             span["category"] = data.get(f"span-{cand['id']}-{k}-category", "")
         spans.append(span)
     return spans
+
+
+def _fates_to_stored_offsets(study: Study, candidates: list[Candidate], value: Any) -> Any:
+    """An edited suggestion's offsets (``candidate``: its candidate's public id, as the page sends it) moved to
+    the stored text; the ``candidate`` key dropped (the server knows each suggestion's candidate)."""
+    if not isinstance(value, dict):
+        return value
+    texts = {c.public_id: c.text for c in candidates}
+    out: dict[str, Any] = {}
+    for sid, entry in value.items():
+        if isinstance(entry, dict):
+            entry = dict(entry)
+            owner = entry.pop("candidate", None)
+            if (study.normalise_typography and entry.get("fate") == "edited" and owner in texts
+                    and entry.get("side", "target") == "target"):
+                offsets = shown_offsets(texts[owner], True)
+                for field, is_end in (("start", False), ("end", True)):
+                    number = entry.get(field)
+                    if isinstance(number, int) and not isinstance(number, bool):
+                        entry[field] = stored_offset(offsets, number, end=is_end)
+        out[sid] = entry
+    return out
 
 
 def _to_stored_offsets(study: Study, candidates: list[Candidate], value: Any) -> Any:

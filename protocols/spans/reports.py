@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from evaluators.reports.facts import how
+from evaluators.reports.prefill import prefill_block
 from protocols.parts.reports import ReportsRules
 
 if TYPE_CHECKING:
@@ -25,6 +26,12 @@ class SpanReports(ReportsRules):
         from evaluators.reports.span_report import given_scores
 
         return given_scores(ratings)
+
+    def protocol_blocks(self, frame: pd.DataFrame, *, spam: str, excluded: str, seed: int) -> dict[str, Any]:
+        """Studies with suggested spans: the ``prefill`` block (time, acceptance of suggestions and decoys, score
+        difference, agreement with the AI; evaluators/reports/prefill.py)."""
+        block = prefill_block(frame)
+        return {"prefill": block} if block else {}
 
     def facts_kind(self, uses_spans: bool) -> str:
         return "span" if uses_spans else "da"

@@ -17,6 +17,10 @@
  * Submit: the whole answer goes as JSON in the hidden "annotations" field;
  * an unanswered candidate blocks it (message beside it, focus there); an ESA
  * score at odds with the marks asks once (submit again to go on).
+ * Suggestions (AI pre-filled spans, docs/ai-assistance.md) are drawn with a dashed frame and listed apart
+ * from the annotator's marks: Keep, Edit (the stretch is selected: Shift + arrows or the mouse change it,
+ * Enter or the release opens the popup with the suggestion's category and severity) or Delete, by mouse or
+ * by Tab and Enter. A suggestion left as it is counts as kept; the fates go in the "suggestions" field.
  * Every word shown comes from the template ([data-span-words]).
  */
 (function () {
@@ -29,6 +33,8 @@
   var cfg = null;
   var root = null;          // [data-span-cards]
   var marks = {};           // candidate id -> [{start, end, side, severity, category}]
+  var sugg = {};            // suggestion id -> {s: as shown, fate: null | "kept" | "edited" | "deleted", span: the edit}
+  var editing = null;       // the suggestion whose stretch is being changed
   var pending = null;       // the mark being made: {card, col, side, start, end, edit, category}
   var kb = null;            // keyboard caret: {col, caret, anchor}
   var pointerDown = false;
@@ -133,14 +139,23 @@
       .filter(function (x) { return x.m.side === side; });
   }
 
+  /* The suggestions of a card's side that are not deleted, each with its current stretch. */
+  function sideSuggestions(id, side) {
+    return Object.keys(sugg).map(function (sid) { return { sid: sid, x: sugg[sid] }; }).filter(function (e) {
+      return e.x.s.candidate === id && e.x.fate !== "deleted" && spanOf(e.x).side === side;
+    }).map(function (e) { return { sid: e.sid, m: spanOf(e.x), fate: e.x.fate }; });
+  }
+  function spanOf(x) { return x.fate === "edited" && x.span ? x.span : x.s; }
+
   function drawColumn(card, side) {
     var col = colOf(card, side);
     if (!col) return;
     var list = sideMarks(card.dataset.cand, side);
+    var suggested = sideSuggestions(card.dataset.cand, side);
     segs(col).forEach(function (s) {
       var end = s.start + s.text.length;
       var cuts = [s.start, end];
-      list.forEach(function (x) {
+      list.concat(suggested).forEach(function (x) {
         if (x.m.start > s.start && x.m.start < end) cuts.push(x.m.start);
         if (x.m.end > s.start && x.m.end < end) cuts.push(x.m.end);
       });
@@ -150,6 +165,16 @@
         var a = cuts[k], b = cuts[k + 1];
         var piece = s.text.slice(a - s.start, b - s.start);
         var over = list.filter(function (x) { return x.m.start <= a && x.m.end >= b; });
+        var hint = suggested.filter(function (x) { return x.m.start <= a && x.m.end >= b; })[0];
+        if (!over.length && hint) {
+          var sm = document.createElement("mark");
+          sm.className = "sugg sev-" + hint.m.severity + (hint.fate ? " is-" + hint.fate : "") +
+            (editing === hint.sid ? " is-editing" : "");
+          sm.dataset.sugg = hint.sid;
+          sm.textContent = piece;
+          parts.push(sm);
+          continue;
+        }
         if (!over.length) { parts.push(document.createTextNode(piece)); continue; }
         var top = over.reduce(function (p, q) { return SEVERITY_RANK[q.m.severity] > SEVERITY_RANK[p.m.severity] ? q : p; });
         var mark = document.createElement("mark");
@@ -211,14 +236,65 @@
     if (none) none.hidden = items.length > 0;
     var noError = card.querySelector("[data-no-error]");
     if (noError) {
-      if (items.length) noError.checked = false;
-      noError.disabled = items.length > 0;
+      var any = items.length > 0 || liveSuggestions(id).length > 0;
+      if (any) noError.checked = false;
+      noError.disabled = any;
     }
+  }
+
+  function listSuggestions(card) {
+    var ul = card.querySelector("[data-sugg-list]");
+    if (!ul) return;
+    var id = card.dataset.cand;
+    var items = Object.keys(sugg).filter(function (sid) { return sugg[sid].s.candidate === id; }).map(function (sid) {
+      var x = sugg[sid], m = spanOf(x);
+      var li = document.createElement("li");
+      li.className = "mark-item sugg-item" + (x.fate ? " is-" + x.fate : "");
+      li.dataset.suggItem = sid;
+      var state = document.createElement("span");
+      state.className = "sugg-state";
+      state.textContent = word("sugg-" + (x.fate || "open"));
+      li.appendChild(state);
+      var badge = document.createElement("span");
+      badge.className = "sev-badge sev-" + m.severity;
+      badge.textContent = severityName(m.severity);
+      li.appendChild(badge);
+      if (m.category) {
+        var cat = document.createElement("span");
+        cat.className = "mark-cat";
+        cat.textContent = m.category;
+        li.appendChild(cat);
+      }
+      var col = colOf(card, m.side);
+      var quote = document.createElement("q");
+      quote.className = "mark-quote";
+      if (col) { quote.lang = col.lang || ""; quote.dir = col.getAttribute("dir") || "auto"; }
+      quote.textContent = col ? excerpt(col, m.start, m.end) : "";
+      li.appendChild(quote);
+      var buttons = x.fate === "deleted" ? [["restore", "suggKeep", ""]]
+        : [["keep", "suggKeep", ""], ["edit", "suggEdit", ""], ["delete", "suggDelete", " danger"]];
+      buttons.forEach(function (b) {
+        var button = document.createElement("button");
+        button.type = "button"; button.className = "link-button" + b[2];
+        button.dataset[b[1]] = sid;
+        button.textContent = word(b[0]);
+        li.appendChild(button);
+      });
+      return li;
+    });
+    ul.replaceChildren.apply(ul, items);
+    var wrap = card.querySelector("[data-sugg-wrap]");
+    if (wrap) wrap.hidden = items.length === 0;
+  }
+
+  function liveSuggestions(id) {
+    return Object.keys(sugg).filter(function (sid) { return sugg[sid].s.candidate === id && sugg[sid].fate !== "deleted"; });
   }
 
   function redraw(card) {
     drawColumn(card, "target");
     drawColumn(card, "source");
+    listSuggestions(card);
     listMarks(card);
     if (kb && card.contains(kb.col)) drawCaret();
   }
@@ -314,7 +390,10 @@
     var p = panel();
     if (!p) return;
     var existing = edit == null ? null : marks[card.dataset.cand][edit];
-    pending = { card: card, col: col, side: col.dataset.side, start: a, end: b, edit: edit,
+    var suggestion = edit == null && editing && sugg[editing] && sugg[editing].s.candidate === card.dataset.cand
+      ? editing : null;
+    if (suggestion) existing = spanOf(sugg[suggestion]);
+    pending = { card: card, col: col, side: col.dataset.side, start: a, end: b, edit: edit, suggestion: suggestion,
                 category: existing ? existing.category : null };
     var ex = p.querySelector("[data-panel-excerpt]");
     ex.textContent = excerpt(col, a, b);
@@ -373,7 +452,9 @@
     var p = panel();
     if (p) p.hidden = true;
     var col = pending && pending.col;
+    var card = pending && pending.suggestion ? pending.card : null;
     pending = null;
+    if (card) { editing = null; redraw(card); }
     shade(null);
     if (hasHighlights) CSS.highlights.delete("span-pending");
     document.documentElement.classList.remove("span-sheet-open");
@@ -394,7 +475,15 @@
     if (except >= 0 && marks[id][except].note) mark.note = marks[id][except].note;  /* an API note survives an edit */
     if (!cfg.overlap && overlaps(id, mark, except)) { showPanelProblem(word("overlap")); return; }
     marks[id] = marks[id] || [];
-    if (except >= 0) marks[id][except] = mark; else marks[id].push(mark);
+    if (pending.suggestion) {
+      var x = sugg[pending.suggestion];
+      var same = x.s.start === mark.start && x.s.end === mark.end && x.s.side === mark.side &&
+        x.s.severity === mark.severity && (x.s.category || null) === (mark.category || null);
+      x.fate = same ? "kept" : "edited";
+      x.span = same ? null : mark;
+      editing = null;
+    }
+    else if (except >= 0) marks[id][except] = mark; else marks[id].push(mark);
     marks[id].sort(function (p, q) { return (p.side === q.side ? 0 : p.side === "target" ? -1 : 1) || p.start - q.start || p.end - q.end; });
     var col = pending.col;
     clearProblem(card);
@@ -508,6 +597,11 @@
       var span = trimmed(col, Math.min(kb.caret, kb.anchor), Math.max(kb.caret, kb.anchor));
       if (!span) return true;
       openPanel(cardOf(col), col, span[0], span[1], null);
+      return true;
+    }
+    if (key === "Escape" && editing) {
+      var was = cardOf(col);
+      editing = null; kb.anchor = kb.caret; drawCaret(); shade(null); redraw(was);
       return true;
     }
     if (key === "Escape" && kb.caret !== kb.anchor) {
@@ -639,10 +733,25 @@
           return s;
         });
         var noError = card.querySelector("[data-no-error]");
-        if (list.length || cfg.score || (noError && noError.checked)) entry.spans = list;
+        if (list.length || cfg.score || (noError && noError.checked) || liveSuggestions(id).length) entry.spans = list;
       }
       if (cfg.score) { var score = scoreOf(card); if (score !== null) entry.score = score; }
       if (Object.keys(entry).length) out[id] = entry;
+    });
+    return out;
+  }
+
+  /* Every suggestion's fate; one left as it is counts as kept. */
+  function fates() {
+    var out = {};
+    Object.keys(sugg).forEach(function (sid) {
+      var x = sugg[sid], fate = x.fate || "kept";
+      var f = { fate: fate, candidate: x.s.candidate };
+      if (fate === "edited") {
+        f.start = x.span.start; f.end = x.span.end; f.side = x.span.side; f.severity = x.span.severity;
+        if (x.span.category) f.category = x.span.category;
+      }
+      out[sid] = f;
     });
     return out;
   }
@@ -711,6 +820,8 @@
       return;
     }
     form.querySelector("[data-annotations]").value = signature;
+    var field = form.querySelector("[data-suggestions-field]");
+    if (field) field.value = JSON.stringify(fates());
   }
 
   /* --- wiring ------------------------------------------------------------------------ */
@@ -722,7 +833,17 @@
     root = found;
     cfg = JSON.parse(document.getElementById("span-config").textContent);
     marks = {};
-    pending = null; kb = null; nudgedFor = null;
+    sugg = {};
+    pending = null; kb = null; nudgedFor = null; editing = null;
+    (cfg.suggestions || []).forEach(function (s) {
+      var given = (cfg.fates || {})[s.id] || null;
+      var x = { s: s, fate: given ? given.fate : null, span: null };
+      if (given && given.fate === "edited") {
+        x.span = { start: given.start, end: given.end, side: given.side || "target", severity: given.severity };
+        if (given.category) x.span.category = given.category;
+      }
+      sugg[s.id] = x;
+    });
     Object.keys(cfg.initial || {}).forEach(function (id) {
       marks[id] = (cfg.initial[id].spans || []).map(function (s) {
         var m = { start: s.start, end: s.end, side: s.side || "target", severity: s.severity };
@@ -820,6 +941,8 @@
     var sev = t.closest("[data-span-panel] [data-sev]");
     if (sev) { commit(sev.dataset.sev); return; }
     if (t.closest("[data-panel-cancel]")) { closePanel(true); return; }
+    var sb = t.closest("[data-sugg-keep], [data-sugg-edit], [data-sugg-delete]");
+    if (sb) { suggestionAction(sb); return; }
     var edit = t.closest("[data-edit-mark]"), del = t.closest("[data-delete-mark]");
     if (!edit && !del) return;
     var card = cardOf(t), id = card.dataset.cand;
@@ -832,6 +955,39 @@
     var next = card.querySelector("[data-delete-mark]") || colOf(card, "target");
     if (next) next.focus();
   });
+
+  /* Keep, Edit or Delete a suggestion (its list's buttons: mouse, or Tab and Enter). */
+  function suggestionAction(button) {
+    var card = cardOf(button);
+    var sid = button.dataset.suggKeep || button.dataset.suggEdit || button.dataset.suggDelete;
+    var x = sugg[sid];
+    if (!x || !card) return;
+    if (button.dataset.suggEdit) { startEdit(card, sid); return; }
+    var keep = !!button.dataset.suggKeep;
+    x.fate = keep ? "kept" : "deleted";
+    x.span = null;
+    if (editing === sid) editing = null;
+    redraw(card);
+    clearProblem(card);
+    hideNudge(card);
+    announce(word(keep ? "sugg-kept" : "sugg-deleted") + ": " + excerpt(colOf(card, x.s.side), x.s.start, x.s.end));
+    var again = card.querySelector('[data-sugg-item="' + CSS.escape(sid) + '"] button');
+    if (again) again.focus();
+  }
+
+  /* Edit: the suggestion's stretch becomes the text's selection; Shift + arrows or the mouse change it, and
+   * Enter (or releasing the mouse) opens the popup with its category and severity. */
+  function startEdit(card, sid) {
+    var m = spanOf(sugg[sid]);
+    var col = colOf(card, m.side);
+    if (!col) return;
+    editing = sid;
+    col.focus();
+    kb = { col: col, anchor: m.start, caret: m.end };
+    redraw(card);
+    drawCaret();
+    announce(word("sugg-edit-hint"));
+  }
 
   /* Capture phase, after annotate.js's time stamp: runs before htmx reads the form. */
   document.addEventListener("submit", onSubmit, true);

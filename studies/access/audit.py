@@ -20,7 +20,7 @@ from studies.models import AuditEvent, Study
 #: The actions recorded (docs/access.md, "Audit log").
 ACTIONS = (
     "status_changed", "settings_changed", "invited", "excluded", "included", "study_imported",
-    "judgments_exported", "scores_imported", "api_token_created", "member_added", "member_changed",
+    "judgments_exported", "scores_imported", "prefill_imported", "api_token_created", "member_added", "member_changed",
     "member_removed", "completion_code_shown",
 )
 

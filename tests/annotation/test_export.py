@@ -139,7 +139,7 @@ def test_duration_is_the_servers_and_the_clients_comes_last():
 
     from django.utils import timezone
 
-    assert COLUMNS[-4:] == ["client_duration_ms", "score", "spans", "control_error"] and COLUMNS.index("duration_ms") == len(BASE_COLUMNS) - 1
+    assert COLUMNS[-6:] == ["client_duration_ms", "score", "spans", "control_error", "assisted", "suggestions"] and COLUMNS.index("duration_ms") == len(BASE_COLUMNS) - 1
     study = make_study(slug="times", n_items=2, settings={"redundancy": 1})
     annotator = annotators_create(study=study)[0]
     for claimed in ("2026-01-01T10:00:50Z", None):
