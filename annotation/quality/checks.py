@@ -85,6 +85,10 @@ class AnnotatorQuality:
         return list(interval) if interval else None
 
     @property
+    def local_caught(self) -> int:
+        return self.spam_seen - self.spam_failed
+
+    @property
     def local_catch_rate(self) -> float | None:
         """Local (spam or generated-error) checks passed ÷ answered: the sentence-level twin of the context-use rate."""
         return (self.spam_seen - self.spam_failed) / self.spam_seen if self.spam_seen else None
