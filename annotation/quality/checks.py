@@ -39,7 +39,8 @@ from django.db.models import Count, Q
 from studies.models import Candidate, Item, Study
 
 from annotation.models import Annotator, Assignment, Judgment
-from annotation.quality.probes import ProbeRecord, probe_caught, probe_items_q, study_probes, wilson_interval
+from annotation.quality.probes import (ProbeRecord, context_use_summary, probe_caught, probe_items_q, study_probes,
+                                      wilson_interval)
 from annotation.quality.span_controls import ControlTally, SpanControl, score_drop_p, study_controls
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
@@ -246,6 +247,17 @@ def _count_skips(by_annotator: dict[int, AnnotatorQuality], annotators: list[Ann
                     .values_list("annotator_id").annotate(n=Count("pk")).values_list("annotator_id", "n").order_by())
     for annotator_id, n in rows:
         by_annotator[annotator_id].n_skipped = n
+
+
+def study_context_probes(*, study: Study, include_excluded: bool = False) -> dict[str, Any] | None:
+    """The report's context-probe block (annotation.quality.probes.context_use_summary) from the study's current
+    judgments; None when the study has no probe. Excluded annotators are left out unless ``include_excluded``."""
+    if not study.items.filter(probe_items_q()).exists():
+        return None
+    rows = [q for q in study_quality(study=study) if include_excluded or not q.excluded]
+    return context_use_summary(unit=study.unit,
+                               probes={q.annotator: q.probe_outcomes for q in rows if q.probes_seen},
+                               local={q.annotator: (q.local_caught, q.spam_seen) for q in rows if q.spam_seen})
 
 
 def annotator_quality(*, annotator: Annotator) -> AnnotatorQuality:

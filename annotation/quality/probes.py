@@ -121,3 +121,4 @@ def context_use_summary(*, unit: str, probes: Mapping[str, Sequence[tuple[str, b
         "by_kind": {kind: rate_block(sum(v), len(v)) for kind, v in sorted(by_kind.items())},
         "annotators": annotators,
     }
+

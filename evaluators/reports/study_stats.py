@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.exporting.judgments import judgment_rows
+from annotation.quality.checks import study_context_probes
 from annotation.quality.span_controls import study_span_controls
 from evaluators.reports import span_report as sr
 from evaluators.reports.facts import data_facts, file_facts, study_facts
@@ -558,12 +559,14 @@ def study_report(study: Any, **options: Any) -> dict:
     if not study.spec.per_candidate_annotations:
         report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
         report["facts"] = study_facts(study, report["facts"])
+        report["context_probes"] = study_context_probes(study=study, include_excluded=options.get("excluded") == "keep")
         return report
     options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
                "unit_lengths": _unit_lengths(study), **options}
     report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
     report["facts"] = study_facts(study, report["facts"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
+    report["context_probes"] = study_context_probes(study=study, include_excluded=options.get("excluded") == "keep")
     if report["control"] is None or not report["control"].get("n_checks"):
         report["notes"].append("no control item with an injected error has been answered yet")
     return report

@@ -108,6 +108,16 @@ def test_quality_command_and_page_show_the_context_use_rate_with_its_interval(st
     assert "context_use" in table.getvalue()
     html = staff.get(f"/studies/{study.slug}/quality/").content.decode()
     assert "Context use" in html and "Local catch" in html and "100%" in html
+    report = staff.get(f"/reports/{study.slug}/").content.decode()
+    assert 'id="context-probes"' in report and 'data-path="context_probes/context_use/caught" data-value="3"' in report
+    agreement = StringIO()
+    call_command("agreement", study.slug, "--json", stdout=agreement)
+    block = json.loads(agreement.getvalue())["context_probes"]
+    assert block["unit"] == "sentence" and block["context_use"]["rate"] == 1.0
+    assert block["annotators"][reader.code]["context_use"]["seen"] == 3
+    methods = StringIO()
+    call_command("agreement", study.slug, "--methods", stdout=methods)
+    assert "3 context probes (50% of items) were mixed in" in methods.getvalue()
 
 
 def test_wilson_interval_against_published_values():
