@@ -206,7 +206,7 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
     """Quality figures for every annotator of a study (or the given ones), in arrival order.
 
     Three queries whatever the number of annotators, items or judgments (one more for the context probes of a
-    study with control copies, one more for ``n_skipped``
+    study whose ``probe_rate`` is on, one more for ``n_skipped``
     when the annotators are given; two more in MQM/ESA studies for the control items' records).
     """
     if annotators is None:
@@ -218,7 +218,7 @@ def study_quality(*, study: Study, annotators: list[Annotator] | None = None) ->
         return []
     spam, reference = _control_candidates(study)
     tally = ControlTally(study, study_controls(study)) if study.spec.generated_error_controls else None
-    probes = study_probes(study) if study.probe_rate or study.n_spam_items else {}
+    probes = study_probes(study) if study.probe_rate else {}
     _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference, tally, probes)
     if tally is not None:
         _span_checks(study, tally, by_annotator)
