@@ -3,6 +3,7 @@ catch rate, and no probe mark in any page or API response an annotator gets."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -153,8 +154,8 @@ def test_no_probe_mark_in_any_api_response(protocol, n_candidates):
         data = resp.json()
         _assert_hidden(resp.content.decode())
         ids = [c["id"] for c in data["candidates"]]
-        payload = ({"ranks": {cid: k + 1 for k, cid in enumerate(ids)}} if protocol == "ranking"
-                   else {"label": "good"})
+        payload: dict[str, Any] = ({"ranks": {cid: k + 1 for k, cid in enumerate(ids)}} if protocol == "ranking"
+                                   else {"label": "good"})
         answer = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", payload, format="json")
         assert answer.status_code == 201, answer.content
         _assert_hidden(answer.content.decode())
