@@ -182,3 +182,15 @@ def test_no_probe_mark_in_any_page_source():
         judgment_submit(assignment=assignment,
                         payload={"ranks": {c.public_id: k + 1 for k, c in enumerate(candidates)}})
     assert probes_seen == 3
+
+
+def test_the_staff_preview_scores_a_probe_by_the_probe_rule():
+    from research.views.preview import spam_outcome
+    study = study_import(data=_story_file("p-preview"), status="open")
+    probe = next(iter(study_probes(study).values()))
+    candidates = list(study.items.get(pk=probe.item_id).candidates.all())
+    assert probe.original_pk is not None
+    below = {"ranks": {str(probe.original_pk): 1, str(probe.probe_pk): 2}}
+    above = {"ranks": {str(probe.original_pk): 2, str(probe.probe_pk): 1}}
+    assert spam_outcome(study=study, candidates=candidates, answer=below) == "passed"
+    assert spam_outcome(study=study, candidates=candidates, answer=above) == "failed"
