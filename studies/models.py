@@ -108,6 +108,10 @@ class Study(models.Model):
                   "(evaluators.live_allocation), read by the hand-out; never set by hand.")
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="Distinct annotators who judge each item.")
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
+    probe_rate = models.FloatField(
+        default=0.0, help_text="Share of context probes mixed into the study, 0 to 0.5: control copies whose one error "
+                               "(a term, pronoun or connective) is wrong only in the document's context "
+                               "(docs/protocols/spam-and-quality.md, \"Context probes\").")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
     normalise_typography = models.BooleanField(
         default=False, help_text="Show every candidate in one typographic form (straight quotes, '...', '-', plain "
@@ -245,6 +249,8 @@ class Study(models.Model):
             errors["pass_max_failed_share"] = ["Must be between 0 and 1."]
         if not 0 <= self.spam_rate <= 0.5:
             errors["spam_rate"] = ["Must be between 0 and 0.5."]
+        if not 0 <= self.probe_rate <= 0.5:
+            errors["probe_rate"] = ["Must be between 0 and 0.5."]
         if self.redundancy < 1:
             errors["redundancy"] = ["Must be at least 1."]
         for name in ("source_language", "target_language", "instructions_language"):

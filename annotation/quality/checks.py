@@ -39,12 +39,15 @@ from django.db.models import Count, Q
 from studies.models import Candidate, Item, Study
 
 from annotation.models import Annotator, Assignment, Judgment
+from annotation.quality.probes import (ProbeRecord, context_use_summary, probe_caught, probe_items_q, study_probes,
+                                      wilson_interval)
 from annotation.quality.span_controls import ControlTally, SpanControl, score_drop_p, study_controls
 
 #: Columns of the quality table, in INTERFACES.md order, then the extras.
 QUALITY_KEYS = ("annotator", "n_judgments", "spam_seen", "spam_failed", "reference_first_rate", "median_seconds",
                 "excluded", "exclusion_reason", "spam_failed_share", "fast_answers", "reference_items",
-                "external_id", "n_skipped", "score_drop_pairs", "score_drop_p")
+                "external_id", "n_skipped", "score_drop_pairs", "score_drop_p", "unit", "probes_seen", "probes_caught",
+                "context_use_rate", "context_use_ci", "local_catch_rate", "local_catch_ci")
 
 
 @dataclass
@@ -64,6 +67,37 @@ class AnnotatorQuality:
     seconds: list[float] = field(default_factory=list, repr=False)
     #: ESA/DA: (score of the original, score of its degraded copy) per control whose original was also scored.
     score_pairs: list[tuple[float, float]] | None = field(default=None, repr=False)
+    #: The interface the annotator judged in: the study's unit (sentence items or document blocks).
+    unit: str = ""
+    #: Context probes answered and caught (annotation/quality/probes.py).
+    probes_seen: int = 0
+    probes_caught: int = 0
+    #: (kind, caught) per probe answered, for the report's block by kind.
+    probe_outcomes: list[tuple[str, bool]] = field(default_factory=list, repr=False)
+
+    @property
+    def context_use_rate(self) -> float | None:
+        """Probes caught ÷ probes answered (None before the first)."""
+        return self.probes_caught / self.probes_seen if self.probes_seen else None
+
+    @property
+    def context_use_ci(self) -> list[float] | None:
+        interval = wilson_interval(self.probes_caught, self.probes_seen)
+        return list(interval) if interval else None
+
+    @property
+    def local_caught(self) -> int:
+        return self.spam_seen - self.spam_failed
+
+    @property
+    def local_catch_rate(self) -> float | None:
+        """Local (spam or generated-error) checks passed ÷ answered: the sentence-level twin of the context-use rate."""
+        return (self.spam_seen - self.spam_failed) / self.spam_seen if self.spam_seen else None
+
+    @property
+    def local_catch_ci(self) -> list[float] | None:
+        interval = wilson_interval(self.spam_seen - self.spam_failed, self.spam_seen)
+        return list(interval) if interval else None
 
     @property
     def score_drop_pairs(self) -> int | None:
@@ -91,9 +125,12 @@ class AnnotatorQuality:
         data.pop("seconds")
         data.pop("reference_first")
         data.pop("score_pairs")
+        data.pop("probe_outcomes")
         data.update(spam_failed_share=self.spam_failed_share, reference_first_rate=self.reference_first_rate,
                     median_seconds=self.median_seconds, score_drop_pairs=self.score_drop_pairs,
-                    score_drop_p=self.score_drop_p)
+                    score_drop_p=self.score_drop_p, context_use_rate=self.context_use_rate,
+                    context_use_ci=self.context_use_ci, local_catch_rate=self.local_catch_rate,
+                    local_catch_ci=self.local_catch_ci)
         return {key: data[key] for key in QUALITY_KEYS}
 
 
@@ -118,7 +155,7 @@ def _control_candidates(study: Study) -> tuple[dict[int, int], dict[int, int]]:
     spam: dict[int, int] = {}
     reference: dict[int, int] = {}
     rows = (Candidate.objects.filter(item__study=study)
-            .filter(Q(is_spam=True) | Q(is_reference=True, item__is_spam=False))
+            .filter((Q(is_spam=True) & ~probe_items_q("item__")) | Q(is_reference=True, item__is_spam=False))
             .values_list("pk", "item_id", "is_spam"))
     for pk, item_id, is_spam in rows:
         (spam if is_spam else reference)[item_id] = pk
@@ -127,7 +164,7 @@ def _control_candidates(study: Study) -> tuple[dict[int, int], dict[int, int]]:
 
 def _accumulate(study: Study, rows: Iterable[tuple[int, int, bool, dict, int | None]],
                 by_annotator: dict[int, AnnotatorQuality], spam: dict[int, int], reference: dict[int, int],
-                tally: ControlTally | None = None) -> None:
+                tally: ControlTally | None = None, probes: dict[int, ProbeRecord] | None = None) -> None:
     minimum_ms = (study.min_seconds or 0) * 1000
     for annotator_id, item_id, item_is_spam, answer, duration_ms in rows:
         entry = by_annotator.get(annotator_id)
@@ -138,7 +175,13 @@ def _accumulate(study: Study, rows: Iterable[tuple[int, int, bool, dict, int | N
             entry.seconds.append(duration_ms / 1000)
             if duration_ms < minimum_ms:
                 entry.fast_answers += 1
-        if tally is not None:
+        probe = probes.get(item_id) if probes else None
+        if probe is not None:
+            caught = probe_caught(study=study, answer=answer, probe=probe)
+            entry.probes_seen += 1
+            entry.probes_caught += caught
+            entry.probe_outcomes.append((probe.kind, caught))
+        elif tally is not None:
             tally.add(annotator_id, item_id, answer)
         elif item_is_spam:
             if item_id in spam:
@@ -162,19 +205,21 @@ def _current_rows(study: Study, annotators: list[Annotator]):
 def study_quality(*, study: Study, annotators: list[Annotator] | None = None) -> list[AnnotatorQuality]:
     """Quality figures for every annotator of a study (or the given ones), in arrival order.
 
-    Three queries whatever the number of annotators, items or judgments (one more for ``n_skipped``
+    Three queries whatever the number of annotators, items or judgments (one more for the context probes of a
+    study whose ``probe_rate`` is on, one more for ``n_skipped``
     when the annotators are given; two more in MQM/ESA studies for the control items' records).
     """
     if annotators is None:
         annotators = list(study.annotators.order_by("sequence").annotate(
             skips=Count("assignments", filter=Q(assignments__skipped_at__isnull=False))))
     by_annotator = {a.pk: AnnotatorQuality(annotator=a.code, external_id=a.external_id, excluded=a.excluded,
-                                           exclusion_reason=a.exclusion_reason) for a in annotators}
+                                           exclusion_reason=a.exclusion_reason, unit=study.unit) for a in annotators}
     if not annotators:
         return []
     spam, reference = _control_candidates(study)
     tally = ControlTally(study, study_controls(study)) if study.spec.generated_error_controls else None
-    _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference, tally)
+    probes = study_probes(study) if study.probe_rate else {}
+    _accumulate(study, _current_rows(study, annotators), by_annotator, spam, reference, tally, probes)
     if tally is not None:
         _span_checks(study, tally, by_annotator)
     _count_skips(by_annotator, annotators)
@@ -204,6 +249,17 @@ def _count_skips(by_annotator: dict[int, AnnotatorQuality], annotators: list[Ann
         by_annotator[annotator_id].n_skipped = n
 
 
+def study_context_probes(*, study: Study, include_excluded: bool = False) -> dict[str, Any] | None:
+    """The report's context-probe block (annotation.quality.probes.context_use_summary) from the study's current
+    judgments; None when the study has no probe. Excluded annotators are left out unless ``include_excluded``."""
+    if not study.items.filter(probe_items_q()).exists():
+        return None
+    rows = [q for q in study_quality(study=study) if include_excluded or not q.excluded]
+    return context_use_summary(unit=study.unit,
+                               probes={q.annotator: q.probe_outcomes for q in rows if q.probes_seen},
+                               local={q.annotator: (q.local_caught, q.spam_seen) for q in rows if q.spam_seen})
+
+
 def annotator_quality(*, annotator: Annotator) -> AnnotatorQuality:
     """One annotator's figures (same queries as study_quality, restricted to them)."""
     return study_quality(study=annotator.study, annotators=[annotator])[0]
@@ -226,6 +282,8 @@ SORT_KEYS: dict[str, Any] = {
     "median_seconds": lambda q: q.median_seconds,
     "fast_answers": lambda q: q.fast_answers,
     "score_drop_p": lambda q: q.score_drop_p,
+    "context_use_rate": lambda q: q.context_use_rate,
+    "local_catch_rate": lambda q: q.local_catch_rate,
     "n_skipped": lambda q: q.n_skipped,
     "excluded": lambda q: (q.excluded, q.exclusion_reason),
 }

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from protocols.registry import protocol_named
 from studies.models import Candidate, Study
-from studies.controls.spam import CONTROL_ERROR_KEY
+from studies.controls.spam import CONTROL_ERROR_KEY, PROBE_KEY
 
 from annotation.models import Annotator, Judgment
 
@@ -116,6 +116,7 @@ def study_controls(study: Study) -> dict[int, SpanControl]:
     if not study.spec.generated_error_controls:
         return {}
     rows = list(Candidate.objects.filter(item__study=study, is_spam=True)
+                .exclude(item__metadata__has_key=PROBE_KEY)  # context probes are counted apart (quality/probes.py)
                 .values_list("pk", "item_id", "item__spam_of_id", "system", "item__metadata"))
     wanted = [r[2] for r in rows if r[2] is not None]
     originals: dict[tuple[int | None, str], int] = {

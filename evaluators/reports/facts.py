@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from studies.models import Candidate
+from annotation.quality.probes import probe_items_q
 from protocols.registry import protocol_named
 
 #: What a control item is, per protocol kind, in a study collected here (studies/controls/spam.py, studies/controls/error_injection.py).
@@ -140,7 +141,8 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
     native = collection["how"] == "native"
     kind = _kind(study)
     systems, references = _references_and_systems(study)
-    n_controls = study.items.filter(is_spam=True).count()
+    n_probes = study.items.filter(probe_items_q()).count()
+    n_controls = study.items.filter(is_spam=True).count() - n_probes
     timing = data.get("timing")
     if timing is not None:
         timed = bool(timing["n_timed"]) or (native and not timing["n_judgments"])
@@ -171,6 +173,8 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
                 if n_controls else None,
                 "spam_rate": study.spam_rate if native else None,
                 "auto_exclude_share": study.auto_exclude_share if native else None,
+                "n_context_probes": n_probes if native else None,
+                "probe_rate": study.probe_rate if native else None,
             },
         },
     }
@@ -372,6 +376,14 @@ def control_clauses(facts: dict) -> list[str]:
         out.append(template.format(n=n, rate=rate_words))
     if controls.get("auto_exclude_share") is not None:
         out.append(f"annotators failing more than {controls['auto_exclude_share']:.0%} of the controls were excluded")
+    probes = int(controls.get("n_context_probes") or 0)
+    if probes:
+        rate = controls.get("probe_rate")
+        rate_words = f" ({rate:.0%} of items)" if rate is not None else ""
+        out.append(f"{probes} context probes{rate_words} were mixed in, copies in which one term, pronoun or "
+                   "connective was changed so that the sentence reads well alone but contradicts the text before "
+                   "it; a probe counted as caught under the protocol's rule, and each annotator's share of probes "
+                   "caught (context-use rate) is reported beside their share of local controls passed")
     return out
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.exporting.judgments import judgment_rows
+from annotation.quality.checks import study_context_probes
 from annotation.quality.span_controls import study_span_controls
 from evaluators.reports import span_report as sr
 from evaluators.reports.prefill import prefill_sentence
@@ -563,6 +564,7 @@ def study_report(study: Any, **options: Any) -> dict:
     if not study.spec.per_candidate_annotations:
         report = report_from_frame(frame, study=study.slug, protocol=study.protocol, **options)
         report["facts"] = study_facts(study, report["facts"])
+        _add_context_probes(report, study, options)
         return report
     options = {"mqm_weights": study.mqm_weights or None, "uses_spans": study.uses_spans,
                "unit_lengths": _unit_lengths(study), **options}
@@ -571,9 +573,18 @@ def study_report(study: Any, **options: Any) -> dict:
     if report.get("prefill"):
         report["prefill"]["methods"] = prefill_sentence(report["facts"].get("prefill"), report["prefill"])
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
+    _add_context_probes(report, study, options)
     if report["control"] is None or not report["control"].get("n_checks"):
         report["notes"].append("no control item with an injected error has been answered yet")
     return report
+
+
+def _add_context_probes(report: dict, study: Any, options: dict[str, Any]) -> None:
+    """``context_probes``: the context-use block of a study with probes (absent otherwise, as from an export file,
+    which does not say which control copies are probes)."""
+    block = study_context_probes(study=study, include_excluded=options.get("excluded") == "keep")
+    if block is not None:
+        report["context_probes"] = block
 
 
 def _unit_lengths(study: Any) -> dict[str, int]:

@@ -27,3 +27,11 @@ class ChoiceQuality(QualityRules):
 
     def reference_won(self, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
         return answer.get("choice", {}).get("candidate") == reference_pk
+
+    probe_rule_text = "caught when the unchanged original is chosen over the changed candidate"
+
+    def probe_caught(self, study: Study, answer: dict[str, Any], probe: Any) -> bool:
+        choice = answer.get("choice", {})
+        if probe.original_pk is not None:
+            return choice.get("candidate") == probe.original_pk
+        return "candidate" in choice and choice["candidate"] != probe.probe_pk

@@ -22,3 +22,9 @@ class JudgmentQuality(QualityRules):
         """Fails when the study's first label is given to the scrambled candidate."""
         labels = answer.get("labels", [])
         return bool(study.labels) and study.labels[0] in labels
+
+    probe_rule_text = "caught when the changed candidate does not get the study's first label ({label})"
+
+    def probe_caught(self, study: Study, answer: dict[str, Any], probe: Any) -> bool:
+        labels = answer.get("labels", [])
+        return bool(labels) and bool(study.labels) and study.labels[0] not in labels

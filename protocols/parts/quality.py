@@ -38,3 +38,12 @@ class QualityRules:
     def reference_won(self, study: Study, answer: dict[str, Any], reference_pk: int) -> bool | None:
         """Whether the hidden reference won outright on a real item (None: the protocol has no such control)."""
         return None
+
+    #: When a context probe counts as caught, in the researcher's words (docs/protocols/spam-and-quality.md).
+    probe_rule_text: ClassVar[str] = "never: this protocol has no context-probe rule"
+
+    def probe_caught(self, study: Study, answer: dict[str, Any], probe: Any) -> bool:
+        """Whether one answer to a context probe caught its error (``probe``:
+        annotation.quality.probes.ProbeRecord: the changed candidate ``probe_pk``, the unchanged original
+        ``original_pk`` beside it or None, and the error's ``start``/``end`` in the changed text)."""
+        return False

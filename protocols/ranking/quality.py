@@ -32,3 +32,14 @@ class RankingQuality(QualityRules):
         if reference_pk not in ranks:
             return None
         return all(ranks[reference_pk] < rank for pk, rank in ranks.items() if pk != reference_pk)
+
+    probe_rule_text = ("caught when the changed candidate is ranked strictly below its unchanged original "
+                       "(alone: strictly last)")
+
+    def probe_caught(self, study: Study, answer: dict[str, Any], probe: Any) -> bool:
+        ranks = {int(pk): rank for pk, rank in answer.get("ranks", {}).items()}
+        if probe.probe_pk not in ranks:
+            return False
+        if probe.original_pk is not None and probe.original_pk in ranks:
+            return ranks[probe.probe_pk] > ranks[probe.original_pk]
+        return all(ranks[probe.probe_pk] > rank for pk, rank in ranks.items() if pk != probe.probe_pk)

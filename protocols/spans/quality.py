@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from annotation.quality.span_controls import span_check_passed, study_controls
+from annotation.quality.span_controls import candidate_score, span_check_passed, study_controls
 from protocols.parts.quality import QualityRules
 from studies.controls.spam import CONTROL_ERROR_KEY
 
@@ -45,3 +45,19 @@ class SpanQuality(QualityRules):
         if control is None:
             control = next((c for c in study_controls(study).values() if c.candidate_pk == spam_pk), None)
         return not span_check_passed(answer=answer, candidate_pk=spam_pk, error=control.error if control else None)
+
+    probe_rule_text = ("caught when a span of any severity overlaps the changed words, or (with scores) the changed "
+                       "candidate scores lower than its unchanged original")
+
+    def probe_caught(self, study: Study, answer: dict[str, Any], probe: Any) -> bool:
+        """A target span of any severity overlapping the error (a context error may fairly be called minor),
+        or a lower score for the changed candidate than for the original beside it."""
+        entry = (answer.get("annotations") or {}).get(str(probe.probe_pk))
+        spans = entry.get("spans") or [] if isinstance(entry, dict) else []
+        for span in spans:
+            if span.get("side", "target") == "target" and span["start"] < probe.end and probe.start < span["end"]:
+                return True
+        if study.uses_score and probe.original_pk is not None:
+            changed, original = candidate_score(answer, probe.probe_pk), candidate_score(answer, probe.original_pk)
+            return changed is not None and original is not None and changed < original
+        return False

@@ -29,6 +29,8 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.pages.forms import answer_from_payload, payload_from_post
 from annotation.models import Assignment
+from annotation.quality.probes import probe_caught, study_probes
+from studies.controls.spam import PROBE_KEY
 from annotation.quality.checks import spam_check_failed
 from annotation.pages.screens import preview_screen
 from annotation.handout.services import JudgmentError, judgment_validate
@@ -80,11 +82,15 @@ def spam_rule(study: Study) -> str:
 def spam_outcome(*, study: Study, candidates: list[Candidate], answer: dict[str, Any]) -> str | None:
     """What the quality check would make of this valid answer: None on a real item, else "passed" or "failed".
 
-    The quality page's own rule (``annotation.quality.checks.spam_check_failed``), on the item's scrambled candidate.
+    The quality page's own rule (``annotation.quality.checks.spam_check_failed``), on the item's scrambled candidate;
+    on a context probe its rule (``annotation.quality.probes.probe_caught``): caught passes, missed fails.
     """
     spam = next((c for c in candidates if c.is_spam), None)
     if spam is None:
         return None
+    probe = study_probes(study).get(spam.item_id) if PROBE_KEY in (spam.item.metadata or {}) else None
+    if probe is not None:
+        return "passed" if probe_caught(study=study, answer=answer, probe=probe) else "failed"
     return "failed" if spam_check_failed(study=study, answer=answer, spam_pk=spam.pk) else "passed"
 
 

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Annotator
 from annotation.quality.checks import SORT_KEYS, quality_sorted, study_over_redundancy, study_quality
+from annotation.quality.probes import probe_items_q
 from annotation.quality.span_controls import study_span_controls
 from annotation.handout.exclusion import annotator_exclude, annotator_include, study_apply_auto_exclusion
 from config.http import HtmxHttpRequest
@@ -48,16 +49,33 @@ SCORE_DROP_COLUMN = ("score_drop_p", "Score drop p",
                      "copies (pairs they saw both of); — with fewer than two pairs. Small is good.")
 
 
+#: Context probes (annotation/quality/probes.py): the rate of probes caught beside the local checks' catch rate.
+PROBE_COLUMNS = [
+    ("context_use_rate", "Context use", "Context probes caught ÷ answered, with its 95% Wilson interval: a term, "
+     "pronoun or connective made wrong only in the document's context. Someone who reads each sentence alone "
+     "misses them."),
+    ("local_catch_rate", "Local catch", "Local checks passed ÷ answered (spam or generated-error controls), with "
+     "its 95% Wilson interval: the sentence-level twin of the context-use rate."),
+]
+
+
 def _columns(study: Study) -> list[tuple[str, str, str]]:
     """The table's columns for this study's protocol (span studies: control wording, ESA: the score drop)."""
-    if not study.spec.generated_error_controls:
-        return COLUMNS
-    columns = [(key, *SPAN_COLUMNS[key]) if key in SPAN_COLUMNS else (key, label, help_text)
-               for key, label, help_text in COLUMNS]
-    if study.uses_score:
-        at = [key for key, _, _ in columns].index("spam_failed_share") + 1
-        columns.insert(at, SCORE_DROP_COLUMN)
+    columns = list(COLUMNS)
+    if study.spec.generated_error_controls:
+        columns = [(key, *SPAN_COLUMNS[key]) if key in SPAN_COLUMNS else (key, label, help_text)
+                   for key, label, help_text in COLUMNS]
+        if study.uses_score:
+            at = [key for key, _, _ in columns].index("spam_failed_share") + 1
+            columns.insert(at, SCORE_DROP_COLUMN)
+    if _has_probes(study):
+        at = [key for key, _, _ in columns].index("reference_first_rate")
+        columns[at:at] = PROBE_COLUMNS
     return columns
+
+
+def _has_probes(study: Study) -> bool:
+    return bool(study.probe_rate) or study.items.filter(probe_items_q()).exists()
 
 
 def _sorting(request: HttpRequest) -> tuple[str, str]:
@@ -85,6 +103,7 @@ def _context(study: Study, sort: str, direction: str, errors: dict[str, str] | N
         "n_pilot": sum(a.is_pilot for a in annotators),
         "n_over_redundancy": study_over_redundancy(study=study),
         "show_score_drop": study.spec.compares_control_scores,
+        "show_probes": _has_probes(study),
         "span_controls": study_span_controls(study=study),
     }
 

@@ -194,7 +194,7 @@ class StudyAdmin(StudyScopedAdmin):
                                                    "score (esa_spans off: DA, docs/protocols/mqm-esa.md)."}),
         ("Assignment", {"fields": ("redundancy", "allocation", "items_per_annotator", "reservation_minutes", "completion_code",
                                    "contact", "screened_out_code", "failed_code", "prolific_study_id")}),
-        ("Quality control", {"fields": ("spam_rate", "min_seconds", "auto_exclude_share", "auto_exclude_min_checks",
+        ("Quality control", {"fields": ("spam_rate", "probe_rate", "min_seconds", "auto_exclude_share", "auto_exclude_min_checks",
                                         "pass_max_failed_share")}),
         ("Reproducibility", {"fields": ("seed", "seed_note", "created_at"), "classes": ("collapse",)}),
         ("Items", {"fields": ("items_overview",)}),

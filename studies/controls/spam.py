@@ -23,13 +23,17 @@ import re
 from django.db import transaction
 from django.db.models import Max
 
-from studies.controls import error_injection
+from studies.controls import context_probes, error_injection
 from studies.definition.ordering import ORDER_KEY_MODULUS, document_indexes
 from studies.models import Candidate, Item, Study, Unit
 from studies.definition.sentences import joiner_of, sentence_spans
 
 #: Key of a span study's control item metadata holding the injected error (never shown to annotators).
 CONTROL_ERROR_KEY = "control_error"
+#: Key of a context probe's item metadata: its error, its evidence, the original candidate (never shown to annotators).
+PROBE_KEY = "context_probe"
+#: A probe copy's external id is "<id>~ctx" (a spam copy's "<id>~spam"), its document "ctx:<id>".
+PROBE_SUFFIX = "~ctx"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
@@ -239,11 +243,15 @@ def _control_copy(study: Study, item: Item, rng: random.Random, vocabularies: di
 
 def _save_copy(study: Study, item: Item, candidates: list[Candidate], victim: Candidate, text: str,
                highlights: list[list[int]], sentences: dict[int, list[str]], metadata: dict,
-               rng: random.Random) -> Item:
-    """Store the copy of ``item`` whose ``victim`` candidate now reads ``text`` (flagged ``is_spam``)."""
+               rng: random.Random, *, probe: bool = False) -> Item:
+    """Store the copy of ``item`` whose ``victim`` candidate now reads ``text`` (flagged ``is_spam``).
+
+    A context probe's victim is the candidate whose place the changed text takes; it is never the reference.
+    """
     scrambled, moved = text, highlights
+    suffix, prefix = (PROBE_SUFFIX, "ctx") if probe else ("~spam", "spam")
     copy = Item.objects.create(
-        study=study, external_id=f"{item.external_id}~spam", document_id=f"spam:{item.external_id}",
+        study=study, external_id=f"{item.external_id}{suffix}", document_id=f"{prefix}:{item.external_id}",
         position=0, phenomenon=item.phenomenon, source_context=item.source_context, source=item.source,
         source_sentences=item.source_sentences, target_context=item.target_context, metadata=metadata,
         context_languages=item.context_languages,
@@ -251,7 +259,7 @@ def _save_copy(study: Study, item: Item, candidates: list[Candidate], victim: Ca
         source_language=item.source_language, target_language=item.target_language,  # same lang marks as its item
         order_key=rng.randrange(ORDER_KEY_MODULUS))
     Candidate.objects.bulk_create([
-        Candidate(item=copy, system=c.system, is_reference=c.is_reference, position=c.position,
+        Candidate(item=copy, system=c.system, is_reference=c.is_reference and not (probe and c.pk == victim.pk), position=c.position,
                   text=scrambled if c.pk == victim.pk else c.text, sentences=sentences[c.pk],
                   is_spam=c.pk == victim.pk, highlights=moved if c.pk == victim.pk else c.highlights)
         for c in candidates
@@ -291,7 +299,78 @@ def spam_items_create(*, study: Study) -> list[Item]:
                     else _spam_copy(study, loaded[pk], rng))
             if copy is not None:
                 created.append(copy)
+    created += _probe_items_create(study, real_ids)
     _number_spam_documents(study, created)
+    return created
+
+
+def _probe_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
+    """A context probe of ``item`` (studies/controls/context_probes.py); None when no probe fits.
+
+    The probe changes the reference where one fits (it is right in context, so the change makes it wrong),
+    else another candidate. With several candidates the changed text takes the place of one of the
+    *other* candidates, so the original stays beside it on the screen and the answer can say which of the
+    two is right; a single candidate (judgment) is changed in place. ``metadata["context_probe"]`` keeps
+    the error, its evidence and the original's system.
+    """
+    candidates = list(item.candidates.all())
+    language = item.target_language or study.target_language
+    for base in sorted(candidates, key=lambda c: (not c.is_reference, c.position, c.pk)):
+        options = context_probes.probe_options(text=base.text, sentences=base.sentences,
+                                               context=list(item.target_context), language=language,
+                                               context_on_screen=not study.show_source)
+        probe = context_probes.draw_probe(options, rng)
+        if probe is None:
+            continue
+        sentences = {c.pk: c.sentences for c in candidates}
+        edited = base.sentences
+        if base.sentences:
+            edited = _edited_sentences(base.text, base.sentences, probe.edit)
+            if edited is None:
+                continue
+        others = [c for c in candidates if c.pk != base.pk]
+        victim = rng.choice(others) if others else base
+        sentences[victim.pk] = edited
+        moved = error_injection.shift_spans(base.highlights, probe.edit)
+        record = {**probe.as_metadata(), "original_system": base.system if others else None}
+        return _save_copy(study, item, candidates, victim, probe.text, moved, sentences, {PROBE_KEY: record}, rng,
+                          probe=True)
+    return None
+
+
+def _probe_items_create(study: Study, real_ids: list[int]) -> list[Item]:
+    """The study's context probes: ``round(probe_rate × real items)``, as many as fit, one per document first.
+
+    Seeded apart from the spam copies (``"{seed}:probes"``), so turning probes on leaves the spam copies as
+    they were.
+    """
+    wanted = spam_count(len(real_ids), study.probe_rate)
+    if not wanted:
+        return []
+    rng = random.Random(f"{study.seed}:probes")
+    order = rng.sample(real_ids, len(real_ids))
+    created: list[Item] = []
+    probed_documents: set[str] = set()
+    tried: set[int] = set()
+    batch = max(1, 4 * wanted)
+    for first_pass in (True, False):
+        for start in range(0, len(order), batch):
+            if len(created) == wanted:
+                return created
+            chunk = [pk for pk in order[start:start + batch] if pk not in tried]
+            loaded = Item.objects.filter(pk__in=chunk).prefetch_related("candidates").in_bulk()
+            for pk in chunk:
+                if len(created) == wanted:
+                    return created
+                item = loaded[pk]
+                document = item.document_id or f"item:{item.pk}"
+                if first_pass and document in probed_documents:
+                    continue
+                tried.add(pk)
+                copy = _probe_copy(study, item, rng)
+                if copy is not None:
+                    created.append(copy)
+                    probed_documents.add(document)
     return created
 
 

@@ -33,7 +33,7 @@ REDUNDANCY_MIN, REDUNDANCY_MAX = 1, 100
 
 SETTINGS_FIELDS: dict[str, type | tuple[type, ...]] = {
     "show_source": bool, "allow_ties": bool, "options": list, "labels": list, "multi_label": bool,
-    "redundancy": int, "spam_rate": (int, float), "unit": str, "instructions": str, "question": str,
+    "redundancy": int, "spam_rate": (int, float), "probe_rate": (int, float), "unit": str, "instructions": str, "question": str,
     "items_per_annotator": (int, type(None)), "reservation_minutes": int, "completion_code": str, "min_seconds": (int, float),
     "auto_exclude_share": (int, float, type(None)), "auto_exclude_min_checks": int, "contact": str,
     "screened_out_code": str, "seed": int, "normalise_typography": bool,
@@ -60,7 +60,7 @@ _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number"
                                 dict: "object", type(None): "null"}
 #: Ranges that are the study file's own rules, beyond the columns' (docs/study-file.md, "settings").
 _RANGES: dict[str, tuple[float, float]] = {
-    "redundancy": (REDUNDANCY_MIN, REDUNDANCY_MAX), "spam_rate": (0, 0.5), "auto_exclude_share": (0, 1),
+    "redundancy": (REDUNDANCY_MIN, REDUNDANCY_MAX), "spam_rate": (0, 0.5), "probe_rate": (0, 0.5), "auto_exclude_share": (0, 1),
     "pass_max_failed_share": (0, 1), "auto_exclude_min_checks": (1, 1000),
 }
 _NON_BLANK = "\\S"

@@ -21,6 +21,13 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _rate(caught: int, seen: int, interval: list[float] | None) -> str:
+    """"caught/seen rate [low, high]" (the 95% Wilson interval), "-" before the first."""
+    if not seen or interval is None:
+        return "-"
+    return f"{caught}/{seen} {caught / seen:.2f} [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
 class Command(BaseCommand):
     help = ("Per-annotator quality: judgments, spam checks seen and failed, how often the reference won, "
             "median seconds per item, answers under the study's minimum time, exclusion.")
@@ -51,6 +58,13 @@ class Command(BaseCommand):
         if study.spec.compares_control_scores:  # ESA/DA: the score-drop test next to the checks
             at = columns.index("spam_failed") + 1
             columns[at:at] = ["score_drop_pairs", "score_drop_p"]
+        if study.probe_rate or any(row["probes_seen"] for row in rows):  # context probes beside the local checks
+            at = columns.index("reference_first_rate")
+            columns[at:at] = ["probes_seen", "context_use", "local_catch"]
+            for row in rows:
+                row["context_use"] = _rate(row["probes_caught"], row["probes_seen"], row["context_use_ci"])
+                row["local_catch"] = _rate(row["spam_seen"] - row["spam_failed"], row["spam_seen"],
+                                           row["local_catch_ci"])
         table = [columns] + [[_fmt(row[c]) for c in columns] for row in rows]
         widths = [max(len(line[k]) for line in table) for k in range(len(columns))]
         for line in table:
