@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest lint lint-imports typecheck clean
+.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest hotpath lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -94,6 +94,10 @@ FAULT ?= none
 loadtest: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/loadtest.py --items $(ITEMS) --clients $(CLIENTS) --duration $(DURATION) \
 	  --workers $(WORKERS) --threads $(THREADS) --fault $(FAULT) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) $(LOADTEST_ARGS)
+
+# CPU and statements per judgment, one client at a time, in process (docs/load.md)
+hotpath: $(VENV)/.installed-dev .secret_key
+	$(PY) bench/hotpath_cpu.py $(HOTPATH_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 screenshots

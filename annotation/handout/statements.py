@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable, Sequence, TypeVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import DateTimeField, Field, JSONField, Model
@@ -41,6 +42,48 @@ def _db() -> BaseDatabaseWrapper:
     """The default connection, held in a local while a statement runs (``django.db.connection`` is a
     proxy that looks it up again on every attribute access)."""
     return connections[DEFAULT_DB_ALIAS]
+
+
+def _preparing_cursor_class() -> type:
+    """psycopg's server-binding cursor (Django's class) that asks for every statement to be prepared."""
+    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]  # psycopg 3 only
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            return super().execute(query, params, prepare=True, **kwargs)
+
+    return PreparingCursor
+
+
+_PREPARING: list[type] = []
+
+
+def _cursor(connection: BaseDatabaseWrapper) -> Any:
+    """A cursor of Django's (counted by ``assertNumQueries``, errors wrapped as Django's) whose statements
+    PostgreSQL prepares once per connection: their parameters are bound by the server and each text is
+    parsed and planned on its first run only, not on every call (psycopg keeps the connection's prepared
+    statements, at most ``prepared_max``, 100; each module-level SQL text here is one of them).
+
+    Django turns psycopg's preparation off (``prepare_threshold`` None) so that a transaction
+    pooler without prepared-statement support keeps working; ``DB_PREPARED_STATEMENTS=0`` (config/settings.py,
+    docs/deploy.md) does the same here. Only this module's fixed statements use it: the rest of the ORM keeps
+    Django's client-side binding, whose SQL is not always valid with server-side parameters. SQLite: the
+    ordinary cursor.
+    """
+    if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+        return connection.cursor()
+    if not _PREPARING:
+        _PREPARING.append(_preparing_cursor_class())
+    connection.close_if_health_check_failed()  # what ``connection.cursor()`` does first
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        # Django's None turns preparing off for the whole connection, ``prepare=True`` included. Any number
+        # turns it back on; only server-binding cursors (this module's) ever prepare: Django's own cursors
+        # bind on the client, and psycopg never prepares their statements.
+        raw.prepare_threshold = 5
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(_PREPARING[0](raw))  # type: ignore[attr-defined]  # what cursor() wraps with
 
 
 def _q(name: str) -> str:
@@ -91,7 +134,7 @@ def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper
 def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
     """Run ``sql``; split each row into one instance per model (columns in ``_columns`` order), then the rest."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     widths = [len(m._meta.concrete_fields) for m in models]
@@ -182,7 +225,7 @@ def _item_with_candidates_sql(vendor: str) -> str:
 def item_with_candidates(item_id: int) -> tuple[Item, list[Candidate]]:
     """An item and its candidates in their stored order (one query; the item's columns are read once)."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_item_with_candidates_sql(connection.vendor), [item_id])
         fetched = cursor.fetchall()
     if not fetched:  # an item without candidates (the study file refuses those; kept safe anyway)
@@ -232,7 +275,7 @@ def window_slots(*, study_id: int, annotator_id: int, documents: Sequence[int], 
     columns = f"i.{_q('id')}, i.{_col(Item, 'n_assigned')}, i.{_col(Item, 'doc_index')}"
     sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit,
                              columns=columns)
-    with _db().cursor() as cursor:
+    with _cursor(_db()) as cursor:
         cursor.execute(sql, params)
         return [(int(pk), int(n), int(doc)) for pk, n, doc in cursor.fetchall()]
 
@@ -251,7 +294,7 @@ def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str
     """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
     over the annotator's own assignments (index on annotator) and the study row."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
         n_done, n_pending, mine_open, n_open = cursor.fetchone()
     return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
@@ -282,7 +325,7 @@ def _claim_sql(vendor: str) -> str:
 def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
     """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
         return cursor.rowcount == 1
 
@@ -295,7 +338,7 @@ def _open_items_sql(vendor: str) -> str:
 
 def study_open_items_add(*, study_id: int, delta: int) -> None:
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_open_items_sql(connection.vendor), [delta, study_id])
 
 
@@ -308,7 +351,7 @@ def _done_sql(vendor: str) -> str:
 def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) -> None:
     field = Assignment._meta.get_field("completed_at")
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_done_sql(connection.vendor),
                        [status, field.get_db_prep_value(completed_at, connection), assignment_id])
 
@@ -348,7 +391,7 @@ def insert_assignment(obj: Assignment) -> Assignment | None:
     connection = _db()
     sql, fields = _insert_assignment_sql(connection.vendor)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [*values, obj.annotator_id])
         if connection.features.can_return_columns_from_insert:
             row = cursor.fetchone()
@@ -370,7 +413,7 @@ def insert(obj: M) -> M:
     connection = _db()
     sql, fields = _insert_sql(type(obj), connection.vendor)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, values)
         obj.pk = cursor.fetchone()[0] if connection.features.can_return_columns_from_insert else cursor.lastrowid
     obj._state.adding = False
