@@ -183,7 +183,7 @@ def main() -> None:
         if profiler:
             out = io.StringIO()
             stats = pstats.Stats(profiler, stream=out)
-            stats.strip_dirs().sort_stats("cumulative").print_stats(40)
+            stats.strip_dirs().sort_stats("cumulative").print_stats(int(os.environ.get("HOTPATH_PROFILE_LINES", "40")))
             stats.sort_stats("tottime").print_stats(30)
             print(out.getvalue())
     finally:
