@@ -182,6 +182,57 @@ def annotator_with_study(token: str) -> Annotator | None:
 
 
 @lru_cache(maxsize=None)
+def _annotator_for_next_sql(vendor: str) -> str:
+    status = f"x.{_col(Assignment, 'status')}"
+    counts = (f"SELECT COUNT(CASE WHEN {status} = %s THEN 1 END) AS n_done, "
+              f"COUNT(CASE WHEN {status} = %s THEN 1 END) AS n_pending, "
+              f"COUNT(CASE WHEN xi.{_col(Item, 'is_open')} THEN 1 END) AS n_mine_open "
+              f"FROM {_table(Assignment)} x JOIN {_table(Item)} xi ON xi.{_q('id')} = x.{_col(Assignment, 'item_id')} "
+              f"JOIN {_table(Annotator)} xa ON xa.{_q('id')} = x.{_col(Assignment, 'annotator_id')} "
+              f"WHERE xa.{_col(Annotator, 'token')} = %s")
+    last = (f"SELECT y.{_q('id')} FROM {_table(Assignment)} y WHERE y.{_col(Assignment, 'annotator_id')} = a.{_q('id')} "
+            f"ORDER BY y.{_col(Assignment, 'sequence')} DESC LIMIT 1")
+    return (f"SELECT {_columns(Annotator, 'a')}, {_columns(Study, 's')}, {_columns(Assignment, 'g')}, "
+            f"{_columns(Item, 'i')}, c.n_done, c.n_pending, c.n_mine_open FROM {_table(Annotator)} a "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = a.{_col(Annotator, 'study_id')} "
+            f"CROSS JOIN ({counts}) c "
+            f"LEFT JOIN {_table(Assignment)} g ON g.{_q('id')} = ({last}) "
+            f"LEFT JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s")
+
+
+def annotator_for_next(token: str, *, done: str, pending: str) -> tuple[Annotator, Assignment | None,
+                                                                       tuple[int, int, int, int]] | None:
+    """What ``next`` needs first, in one statement: the annotator with this token (its study loaded), their
+    latest assignment with its item (``last_assignment``), and their progress counts as ``progress_counts``
+    gives them (done, pending, of their assignments those whose item is still open, the study's open items).
+    None for an unknown token."""
+    connection = _db()
+    with _cursor(connection) as cursor:
+        cursor.execute(_annotator_for_next_sql(connection.vendor), [done, pending, token, token])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    widths = [len(m._meta.concrete_fields) for m in (Annotator, Study, Assignment, Item)]
+    parts, start = [], 0
+    for width in widths:
+        parts.append(row[start:start + width])
+        start += width
+    annotator = _load(Annotator, parts[0], connection)
+    study = _load(Study, parts[1], connection)
+    annotator.study = study
+    last = None
+    if parts[2][0] is not None:  # the assignment's id: NULL when the annotator has none yet
+        last = _load(Assignment, parts[2], connection)
+        item = _load(Item, parts[3], connection)
+        item.study = study
+        last.item = item
+        last.annotator = annotator
+    n_done, n_pending, mine_open = row[start:start + 3]
+    return annotator, last, (int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(study.n_open_items))
+
+
+@lru_cache(maxsize=None)
 def _assignment_by_token_sql(vendor: str) -> str:
     return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
             f"{_columns(Annotator, 'a')} FROM {_table(Assignment)} g "
