@@ -128,8 +128,8 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
     @extend_schema(summary="Submit (or revise) the answer to an assignment", request=JudgmentIn,
                    responses={201: JudgmentOut, 200: JudgmentOut, 400: ErrorsOut, 404: ErrorsOut})
     def post(self, request: Request, assignment: str) -> Response:
-        # The usual case in one query: the token's annotator and their assignment together.
-        found = selectors.assignment_by_token(token=_token(request), public_id=assignment)
+        # The usual case in one query: the token's annotator, their assignment and its candidates together.
+        found = selectors.assignment_by_token(token=_token(request), public_id=assignment, candidates=True)
         if found is None:
             return _not_theirs(request)
         try:
@@ -137,7 +137,8 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
         except ParseError as exc:
             return Response({"errors": {"body": [f"Malformed JSON: {exc.detail}"]}}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            judgment, created = services.judgment_submit(assignment=found, payload=payload)
+            judgment, created = services.judgment_submit(assignment=found, payload=payload,
+                                                          candidates=found.candidates_loaded)
         except services.JudgmentError as exc:
             return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"judgment": judgment.public_id, "revision": judgment.revision},

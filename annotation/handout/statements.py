@@ -242,16 +242,46 @@ def _assignment_by_token_sql(vendor: str) -> str:
             f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s")
 
 
-def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
-    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded."""
-    rows = _rows(_assignment_by_token_sql(_db().vendor), [token, public_id], [Assignment, Item, Study, Annotator])
-    if not rows:
+@lru_cache(maxsize=None)
+def _assignment_with_candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
+            f"{_columns(Annotator, 'a')}, {_columns(Candidate, 'c')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator_id')} "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = i.{_col(Item, 'study_id')} "
+            f"LEFT JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item_id')} = i.{_q('id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s "
+            f"ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def assignment_by_token(*, token: str, public_id: str, candidates: bool = False) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded.
+
+    ``candidates``: the item's candidates too, in their stored order, as ``Assignment.candidates_loaded``
+    (still one statement: a row per candidate, the other objects read from the first)."""
+    connection = _db()
+    sql = (_assignment_with_candidates_sql if candidates else _assignment_by_token_sql)(connection.vendor)
+    with _cursor(connection) as cursor:
+        cursor.execute(sql, [token, public_id])
+        fetched = cursor.fetchall()
+    if not fetched:
         return None
-    assignment, item, study, annotator = rows[0]
+    bounds, start = [], 0
+    for model in (Assignment, Item, Study, Annotator):
+        bounds.append((start, start + len(model._meta.concrete_fields)))
+        start = bounds[-1][1]
+    first = fetched[0]
+    assignment = _load(Assignment, first[bounds[0][0]:bounds[0][1]], connection)
+    item = _load(Item, first[bounds[1][0]:bounds[1][1]], connection)
+    study = _load(Study, first[bounds[2][0]:bounds[2][1]], connection)
+    annotator = _load(Annotator, first[bounds[3][0]:bounds[3][1]], connection)
     item.study = study
     annotator.study = study
     assignment.item = item
     assignment.annotator = annotator
+    if candidates:
+        assignment.candidates_loaded = [_load(Candidate, row[start:], connection) for row in fetched
+                                        if row[start] is not None]  # none: an item without candidates
     return assignment
 
 

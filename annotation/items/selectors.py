@@ -46,14 +46,15 @@ def progress_after(counts: tuple[int, int, int, int], delta: tuple[int, int, int
     return done, pending + delta[0], mine_open + delta[1], n_open + delta[2]
 
 
-def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
-    """The assignment with this public id of the annotator with this token, with both loaded (one query).
+def assignment_by_token(*, token: str, public_id: str, candidates: bool = False) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token, with both loaded (one query);
+    ``candidates``: its item's candidates too (``Assignment.candidates_loaded``), in the same query.
 
     None for a wrong token or someone else's assignment; the caller tells the two apart.
     """
     if not token or len(token) > 64 or not public_id or len(public_id) > 64:
         return None
-    return statements.assignment_by_token(token=token, public_id=public_id)
+    return statements.assignment_by_token(token=token, public_id=public_id, candidates=candidates)
 
 
 def assignment_previous(*, annotator: Annotator, before: Assignment | None) -> Assignment | None:
