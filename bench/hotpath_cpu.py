@@ -14,7 +14,10 @@ the statements it sends do not. One run:
 3. the figures: CPU milliseconds per judgment of this process (``time.process_time``: Python,
    Django, psycopg) and of PostgreSQL (the postmaster's process tree from ``/proc``), and every
    statement PostgreSQL ran for them (``pg_stat_statements``, transaction control and
-   connection health checks included: each is a round trip), per judgment.
+   connection health checks included: each is a round trip; the foreign-key checks that run inside
+   an INSERT are listed too), per judgment. The PostgreSQL figure is the whole cluster's; the
+   per-process line shows the live processes only (an autovacuum worker that ended during the run
+   is in the total alone).
 
 No network between client and app and no gunicorn: the app's own cost. ``--profile`` prints a
 cProfile of the measured judgments by CPU time (``time.process_time`` as its clock).
@@ -183,7 +186,7 @@ def main() -> None:
         if profiler:
             out = io.StringIO()
             stats = pstats.Stats(profiler, stream=out)
-            stats.strip_dirs().sort_stats("cumulative").print_stats(int(os.environ.get("HOTPATH_PROFILE_LINES", "40")))
+            stats.strip_dirs().sort_stats("cumulative").print_stats(40)
             stats.sort_stats("tottime").print_stats(30)
             print(out.getvalue())
     finally:
