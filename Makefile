@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench cluster lint lint-imports typecheck clean
+.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench cluster hotpath lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -111,6 +111,10 @@ crowdbench: $(VENV)/.installed-dev .secret_key
 cluster: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/cluster.py --annotators $(if $(call given,N),$(N),300) $(if $(call given,DURATION),--duration $(DURATION),) \
 	  $(CLUSTER_ARGS)
+
+# CPU and statements per judgment, one client at a time, in process (docs/load.md)
+hotpath: $(VENV)/.installed-dev .secret_key
+	$(PY) bench/hotpath_cpu.py $(HOTPATH_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 screenshots

@@ -90,9 +90,15 @@ class Assignment(models.Model):
     skip_reason = models.CharField(max_length=300, blank=True, help_text="The annotator's reason for skipping.")
 
     #: Not a column: the item's candidates in their stored order when the hand-out has just read them
-    #: (services._claim), so the screen shown next needs no query; None otherwise. Read them through
+    #: (services._claim), so the screen shown next needs no query, or when the submit read them with the
+    #: assignment (statements.assignment_by_token); None otherwise. Read them through
     #: ``selectors.item_candidates``, which falls back to a query.
     candidates_loaded: list[Candidate] | None = None
+    #: Not a column: how this hand-out changed the annotator's progress counts (pending, their assignments'
+    #: items still open, the study's open items) since they were read with the token (``statements.
+    #: annotator_for_next``), when the hand-out knows it exactly (its own claim, or the pending assignment
+    #: given back); None otherwise, and the counts are read again (``selectors.progress``).
+    progress_delta: tuple[int, int, int] | None = None
 
     class Meta:
         ordering = ["annotator_id", "sequence"]  # by column: "annotator" would join up to studies

@@ -178,6 +178,11 @@ else:
         }
     }
 
+# The annotation hot path's fixed statements are prepared on each PostgreSQL connection
+# (annotation/handout/statements.py): False for a transaction pooler that cannot keep prepared
+# statements (PgBouncer before 1.21).
+DB_PREPARED_STATEMENTS = envbool("DB_PREPARED_STATEMENTS", "True")
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # One Redis shared by every app server when REDIS_URL is set (rate limits must be counted

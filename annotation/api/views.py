@@ -6,7 +6,6 @@ Annotators authenticate with the token of their invitation link,
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from typing import cast
 
 from rest_framework import status
 from rest_framework.authentication import BaseAuthentication
@@ -32,10 +31,13 @@ def _token(request: Request) -> str:
     return token.strip() if scheme.lower() == "token" else ""
 
 
+NO_TOKEN = "Send the token of your invitation link as 'Authorization: Token <token>'."
+
+
 def _annotator(request: Request) -> Annotator:
     annotator = selectors.annotator_by_token(_token(request))
     if annotator is None:
-        raise AuthenticationFailed("Send the token of your invitation link as 'Authorization: Token <token>'.")
+        raise AuthenticationFailed(NO_TOKEN)
     return annotator
 
 
@@ -73,11 +75,12 @@ class CheckedByTheView(BasePermission):
         return True
 
 
-def _current(request: Request) -> Annotator:
-    return cast(Annotator, request.user)
-
-
 class NextAssignmentAPI(AnnotatorAPIView):
+    # The token is checked with the latest assignment and the progress counts in one query; unknown tokens
+    # still get the 401.
+    token_checked_by_view = True
+    permission_classes = [CheckedByTheView]
+
     @extend_schema(summary="The annotator's current item (204 when nothing is left, 403 when excluded)",
                    description="The 204 carries `X-Completion-Outcome` (passed or failed: the study's pass rule "
                                "on the annotator's spam checks, decided on the server; no-work when they answered "
@@ -86,8 +89,11 @@ class NextAssignmentAPI(AnnotatorAPIView):
                                "which a client should not pay), as the done page decides.",
                    responses={200: AssignmentOut, 204: None, 403: ExcludedOut})
     def get(self, request: Request) -> Response:
-        annotator = _current(request)
-        assignment = services.assignment_next(annotator=annotator)
+        found = selectors.annotator_for_next(_token(request))
+        if found is None:
+            raise AuthenticationFailed(NO_TOKEN)
+        annotator, last, counts = found
+        assignment = services.assignment_next(annotator=annotator, last=last)
         if assignment is None and annotator.excluded:
             # Not "nothing left": say so, with the study's contact and Prolific's screened-out code when set.
             study = annotator.study
@@ -102,7 +108,8 @@ class NextAssignmentAPI(AnnotatorAPIView):
         candidates = selectors.item_candidates(assignment)
         data = selectors.assignment_payload(
             assignment=assignment, candidates=candidates,
-            progress_data=selectors.progress(annotator=annotator))
+            progress_data=selectors.progress(
+                annotator=annotator, counts=selectors.progress_after(counts, assignment.progress_delta)))
         return Response(data)
 
 
@@ -121,8 +128,8 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
     @extend_schema(summary="Submit (or revise) the answer to an assignment", request=JudgmentIn,
                    responses={201: JudgmentOut, 200: JudgmentOut, 400: ErrorsOut, 404: ErrorsOut})
     def post(self, request: Request, assignment: str) -> Response:
-        # The usual case in one query: the token's annotator and their assignment together.
-        found = selectors.assignment_by_token(token=_token(request), public_id=assignment)
+        # The usual case in one query: the token's annotator, their assignment and its candidates together.
+        found = selectors.assignment_by_token(token=_token(request), public_id=assignment, candidates=True)
         if found is None:
             return _not_theirs(request)
         try:
@@ -130,7 +137,8 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
         except ParseError as exc:
             return Response({"errors": {"body": [f"Malformed JSON: {exc.detail}"]}}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            judgment, created = services.judgment_submit(assignment=found, payload=payload)
+            judgment, created = services.judgment_submit(assignment=found, payload=payload,
+                                                          candidates=found.candidates_loaded)
         except services.JudgmentError as exc:
             return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"judgment": judgment.public_id, "revision": judgment.revision},

@@ -107,7 +107,11 @@ def annotator_may_get_work(*, annotator: Annotator) -> bool:
     return status == Status.OPEN or (status == Status.PILOT and annotator.is_pilot)
 
 
-def assignment_next(*, annotator: Annotator) -> Assignment | None:
+#: ``assignment_next(last=…)`` when the caller has not read the annotator's latest assignment.
+_UNREAD: Any = object()
+
+
+def assignment_next(*, annotator: Annotator, last: Assignment | None = _UNREAD) -> Assignment | None:
     """The annotator's current assignment, handing out a new item if they have none.
 
     The new item is the first open item (fewer counted assignments than the
@@ -117,10 +121,16 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
     transactions are IMMEDIATE), so concurrent arrivals never push an item past
     its redundancy. A constant number of index-backed queries whatever the
     study's size: no sort or count over the study's items.
+
+    ``last``: the annotator's latest assignment with its item, when the caller read it together with the
+    annotator (``statements.annotator_for_next``); else it is read here. The assignment returned carries
+    ``progress_delta`` when this call knows how it changed the annotator's progress counts.
     """
     study = annotator.study
-    last = _last_assignment(annotator)
+    if last is _UNREAD:
+        last = _last_assignment(annotator)
     if last is not None and last.status == AssignmentStatus.PENDING:
+        last.progress_delta = (0, 0, 0)
         return last
     if not annotator_may_get_work(annotator=annotator):
         return None
@@ -147,6 +157,8 @@ def assignment_next(*, annotator: Annotator) -> Assignment | None:
             # number; ours rolled back whole (the slot too): give them the one that request made.
             return _last_assignment(annotator)
         if handed_out is not None:
+            if look != "first":
+                handed_out.progress_delta = None  # the release changed counts this call did not follow
             return handed_out
         # The pool looks empty: free what others left unanswered too long, then look once more.
         if look != "first" or not assignments_release_stale(study=study):
@@ -359,6 +371,9 @@ def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, seque
     assignment.candidates_loaded = cands
     if full:
         slots.study_open_items_add(study=study, delta=-1)
+    # One more pending assignment; its item, open until now, is either still open (one more of theirs
+    # open) or full (one open item fewer in the study).
+    assignment.progress_delta = (1, 0, -1) if full else (1, 1, 0)
     return assignment
 
 

@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable, Sequence, TypeVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import DateTimeField, Field, JSONField, Model
@@ -41,6 +42,57 @@ def _db() -> BaseDatabaseWrapper:
     """The default connection, held in a local while a statement runs (``django.db.connection`` is a
     proxy that looks it up again on every attribute access)."""
     return connections[DEFAULT_DB_ALIAS]
+
+
+def _preparing_cursor_class() -> type:
+    """psycopg's server-binding cursor (Django's class) that asks for every statement to be prepared."""
+    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]  # psycopg 3 only
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            return super().execute(query, params, prepare=True, **kwargs)
+
+        def close(self) -> None:
+            """Kept open for the connection's next statement of this module (``with`` closes Django's wrapper
+            around it, not the cursor): making a psycopg cursor costs more than the statement's own Python.
+            The connection closes it with itself."""
+
+    return PreparingCursor
+
+
+_PREPARING: list[type] = []
+
+
+def _cursor(connection: BaseDatabaseWrapper) -> Any:
+    """A cursor of Django's (counted by ``assertNumQueries``, errors wrapped as Django's) whose statements
+    PostgreSQL prepares once per connection: their parameters are bound by the server and each text is
+    parsed and planned on its first run only, not on every call (psycopg keeps the connection's prepared
+    statements, at most ``prepared_max``, 100; each module-level SQL text here is one of them).
+
+    Django turns psycopg's preparation off (``prepare_threshold`` None) so that a transaction
+    pooler without prepared-statement support keeps working; ``DB_PREPARED_STATEMENTS=0`` (config/settings.py,
+    docs/deploy.md) does the same here. Only this module's fixed statements use it: the rest of the ORM keeps
+    Django's client-side binding, whose SQL is not always valid with server-side parameters. SQLite: the
+    ordinary cursor.
+    """
+    if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+        return connection.cursor()
+    if not _PREPARING:
+        _PREPARING.append(_preparing_cursor_class())
+    connection.close_if_health_check_failed()  # what ``connection.cursor()`` does first
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        # Django's None turns preparing off for the whole connection, ``prepare=True`` included. Any number
+        # turns it back on; only server-binding cursors (this module's) ever prepare: Django's own cursors
+        # bind on the client, and psycopg never prepares their statements.
+        raw.prepare_threshold = 5
+    kept = getattr(connection, "_handout_cursor", None)
+    if kept is None or kept.connection is not raw or kept.closed:
+        kept = _PREPARING[0](raw)
+        connection._handout_cursor = kept  # type: ignore[attr-defined]  # one per connection (thread)
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(kept)  # type: ignore[attr-defined]  # what cursor() wraps with
 
 
 def _q(name: str) -> str:
@@ -91,7 +143,7 @@ def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper
 def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
     """Run ``sql``; split each row into one instance per model (columns in ``_columns`` order), then the rest."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     widths = [len(m._meta.concrete_fields) for m in models]
@@ -130,6 +182,57 @@ def annotator_with_study(token: str) -> Annotator | None:
 
 
 @lru_cache(maxsize=None)
+def _annotator_for_next_sql(vendor: str) -> str:
+    status = f"x.{_col(Assignment, 'status')}"
+    counts = (f"SELECT COUNT(CASE WHEN {status} = %s THEN 1 END) AS n_done, "
+              f"COUNT(CASE WHEN {status} = %s THEN 1 END) AS n_pending, "
+              f"COUNT(CASE WHEN xi.{_col(Item, 'is_open')} THEN 1 END) AS n_mine_open "
+              f"FROM {_table(Assignment)} x JOIN {_table(Item)} xi ON xi.{_q('id')} = x.{_col(Assignment, 'item_id')} "
+              f"JOIN {_table(Annotator)} xa ON xa.{_q('id')} = x.{_col(Assignment, 'annotator_id')} "
+              f"WHERE xa.{_col(Annotator, 'token')} = %s")
+    last = (f"SELECT y.{_q('id')} FROM {_table(Assignment)} y WHERE y.{_col(Assignment, 'annotator_id')} = a.{_q('id')} "
+            f"ORDER BY y.{_col(Assignment, 'sequence')} DESC LIMIT 1")
+    return (f"SELECT {_columns(Annotator, 'a')}, {_columns(Study, 's')}, {_columns(Assignment, 'g')}, "
+            f"{_columns(Item, 'i')}, c.n_done, c.n_pending, c.n_mine_open FROM {_table(Annotator)} a "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = a.{_col(Annotator, 'study_id')} "
+            f"CROSS JOIN ({counts}) c "
+            f"LEFT JOIN {_table(Assignment)} g ON g.{_q('id')} = ({last}) "
+            f"LEFT JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s")
+
+
+def annotator_for_next(token: str, *, done: str, pending: str) -> tuple[Annotator, Assignment | None,
+                                                                       tuple[int, int, int, int]] | None:
+    """What ``next`` needs first, in one statement: the annotator with this token (its study loaded), their
+    latest assignment with its item (``last_assignment``), and their progress counts as ``progress_counts``
+    gives them (done, pending, of their assignments those whose item is still open, the study's open items).
+    None for an unknown token."""
+    connection = _db()
+    with _cursor(connection) as cursor:
+        cursor.execute(_annotator_for_next_sql(connection.vendor), [done, pending, token, token])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    widths = [len(m._meta.concrete_fields) for m in (Annotator, Study, Assignment, Item)]
+    parts, start = [], 0
+    for width in widths:
+        parts.append(row[start:start + width])
+        start += width
+    annotator = _load(Annotator, parts[0], connection)
+    study = _load(Study, parts[1], connection)
+    annotator.study = study
+    last = None
+    if parts[2][0] is not None:  # the assignment's id: NULL when the annotator has none yet
+        last = _load(Assignment, parts[2], connection)
+        item = _load(Item, parts[3], connection)
+        item.study = study
+        last.item = item
+        last.annotator = annotator
+    n_done, n_pending, mine_open = row[start:start + 3]
+    return annotator, last, (int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(study.n_open_items))
+
+
+@lru_cache(maxsize=None)
 def _assignment_by_token_sql(vendor: str) -> str:
     return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
             f"{_columns(Annotator, 'a')} FROM {_table(Assignment)} g "
@@ -139,16 +242,46 @@ def _assignment_by_token_sql(vendor: str) -> str:
             f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s")
 
 
-def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
-    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded."""
-    rows = _rows(_assignment_by_token_sql(_db().vendor), [token, public_id], [Assignment, Item, Study, Annotator])
-    if not rows:
+@lru_cache(maxsize=None)
+def _assignment_with_candidates_sql(vendor: str) -> str:
+    return (f"SELECT {_columns(Assignment, 'g')}, {_columns(Item, 'i')}, {_columns(Study, 's')}, "
+            f"{_columns(Annotator, 'a')}, {_columns(Candidate, 'c')} FROM {_table(Assignment)} g "
+            f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator_id')} "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item_id')} "
+            f"JOIN {_table(Study)} s ON s.{_q('id')} = i.{_col(Item, 'study_id')} "
+            f"LEFT JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item_id')} = i.{_q('id')} "
+            f"WHERE a.{_col(Annotator, 'token')} = %s AND g.{_col(Assignment, 'public_id')} = %s "
+            f"ORDER BY c.{_col(Candidate, 'position')}, c.{_q('id')}")
+
+
+def assignment_by_token(*, token: str, public_id: str, candidates: bool = False) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token; its item, study and annotator loaded.
+
+    ``candidates``: the item's candidates too, in their stored order, as ``Assignment.candidates_loaded``
+    (still one statement: a row per candidate, the other objects read from the first)."""
+    connection = _db()
+    sql = (_assignment_with_candidates_sql if candidates else _assignment_by_token_sql)(connection.vendor)
+    with _cursor(connection) as cursor:
+        cursor.execute(sql, [token, public_id])
+        fetched = cursor.fetchall()
+    if not fetched:
         return None
-    assignment, item, study, annotator = rows[0]
+    bounds, start = [], 0
+    for model in (Assignment, Item, Study, Annotator):
+        bounds.append((start, start + len(model._meta.concrete_fields)))
+        start = bounds[-1][1]
+    first = fetched[0]
+    assignment = _load(Assignment, first[bounds[0][0]:bounds[0][1]], connection)
+    item = _load(Item, first[bounds[1][0]:bounds[1][1]], connection)
+    study = _load(Study, first[bounds[2][0]:bounds[2][1]], connection)
+    annotator = _load(Annotator, first[bounds[3][0]:bounds[3][1]], connection)
     item.study = study
     annotator.study = study
     assignment.item = item
     assignment.annotator = annotator
+    if candidates:
+        assignment.candidates_loaded = [_load(Candidate, row[start:], connection) for row in fetched
+                                        if row[start] is not None]  # none: an item without candidates
     return assignment
 
 
@@ -182,7 +315,7 @@ def _item_with_candidates_sql(vendor: str) -> str:
 def item_with_candidates(item_id: int) -> tuple[Item, list[Candidate]]:
     """An item and its candidates in their stored order (one query; the item's columns are read once)."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_item_with_candidates_sql(connection.vendor), [item_id])
         fetched = cursor.fetchall()
     if not fetched:  # an item without candidates (the study file refuses those; kept safe anyway)
@@ -232,7 +365,7 @@ def window_slots(*, study_id: int, annotator_id: int, documents: Sequence[int], 
     columns = f"i.{_q('id')}, i.{_col(Item, 'n_assigned')}, i.{_col(Item, 'doc_index')}"
     sql, params = window_sql(study_id=study_id, annotator_id=annotator_id, documents=documents, limit=limit,
                              columns=columns)
-    with _db().cursor() as cursor:
+    with _cursor(_db()) as cursor:
         cursor.execute(sql, params)
         return [(int(pk), int(n), int(doc)) for pk, n, doc in cursor.fetchall()]
 
@@ -251,7 +384,7 @@ def progress_counts(*, annotator_id: int, study_id: int, done: str, pending: str
     """(done, pending, of those assignments the ones whose item is still open, the study's open items), one query
     over the annotator's own assignments (index on annotator) and the study row."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_progress_sql(connection.vendor), [done, pending, study_id, annotator_id])
         n_done, n_pending, mine_open, n_open = cursor.fetchone()
     return int(n_done or 0), int(n_pending or 0), int(mine_open or 0), int(n_open or 0)
@@ -282,7 +415,7 @@ def _claim_sql(vendor: str) -> str:
 def item_slot_update(*, item_id: int, seen: int, full: bool) -> bool:
     """Raise the item's count from ``seen`` to seen+1 if nobody changed it since; True when it did."""
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_claim_sql(connection.vendor), [seen + 1, not full, item_id, seen])
         return cursor.rowcount == 1
 
@@ -295,7 +428,7 @@ def _open_items_sql(vendor: str) -> str:
 
 def study_open_items_add(*, study_id: int, delta: int) -> None:
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_open_items_sql(connection.vendor), [delta, study_id])
 
 
@@ -308,7 +441,7 @@ def _done_sql(vendor: str) -> str:
 def assignment_mark_done(*, assignment_id: int, status: str, completed_at: Any) -> None:
     field = Assignment._meta.get_field("completed_at")
     connection = _db()
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(_done_sql(connection.vendor),
                        [status, field.get_db_prep_value(completed_at, connection), assignment_id])
 
@@ -348,7 +481,7 @@ def insert_assignment(obj: Assignment) -> Assignment | None:
     connection = _db()
     sql, fields = _insert_assignment_sql(connection.vendor)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [*values, obj.annotator_id])
         if connection.features.can_return_columns_from_insert:
             row = cursor.fetchone()
@@ -370,7 +503,7 @@ def insert(obj: M) -> M:
     connection = _db()
     sql, fields = _insert_sql(type(obj), connection.vendor)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, values)
         obj.pk = cursor.fetchone()[0] if connection.features.can_return_columns_from_insert else cursor.lastrowid
     obj._state.adding = False

@@ -31,14 +31,31 @@ def assignment_for_annotator(*, annotator: Annotator, public_id: str) -> Assignm
             .filter(annotator=annotator, public_id=public_id).first())
 
 
-def assignment_by_token(*, token: str, public_id: str) -> Assignment | None:
-    """The assignment with this public id of the annotator with this token, with both loaded (one query).
+def annotator_for_next(token: str) -> tuple[Annotator, Assignment | None, tuple[int, int, int, int]] | None:
+    """The annotator with this token, their latest assignment and their progress counts (one query), or None."""
+    if not token or len(token) > 64:
+        return None
+    return statements.annotator_for_next(token, done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+
+
+def progress_after(counts: tuple[int, int, int, int], delta: tuple[int, int, int] | None) -> tuple[int, int, int, int] | None:
+    """Progress counts read before a hand-out, moved by what it changed (``Assignment.progress_delta``);
+    None when that is not known (``progress`` reads them again)."""
+    if delta is None:
+        return None
+    done, pending, mine_open, n_open = counts
+    return done, pending + delta[0], mine_open + delta[1], n_open + delta[2]
+
+
+def assignment_by_token(*, token: str, public_id: str, candidates: bool = False) -> Assignment | None:
+    """The assignment with this public id of the annotator with this token, with both loaded (one query);
+    ``candidates``: its item's candidates too (``Assignment.candidates_loaded``), in the same query.
 
     None for a wrong token or someone else's assignment; the caller tells the two apart.
     """
     if not token or len(token) > 64 or not public_id or len(public_id) > 64:
         return None
-    return statements.assignment_by_token(token=token, public_id=public_id)
+    return statements.assignment_by_token(token=token, public_id=public_id, candidates=candidates)
 
 
 def assignment_previous(*, annotator: Annotator, before: Assignment | None) -> Assignment | None:
@@ -56,7 +73,7 @@ def assignment_following(*, annotator: Annotator, after: Assignment) -> Assignme
             .order_by("sequence").first())
 
 
-def progress(*, annotator: Annotator) -> dict[str, int]:
+def progress(*, annotator: Annotator, counts: tuple[int, int, int, int] | None = None) -> dict[str, int]:
     """{"done": judged items, "total": what this annotator can expect to judge in all}.
 
     The total is what they have judged, plus their unjudged item (also while they
@@ -64,11 +81,14 @@ def progress(*, annotator: Annotator) -> dict[str, int]:
     the study's ``items_per_annotator``), so it can shrink while other
     annotators take the last slots of some items. One query over the
     annotator's own assignments and the study's maintained count of open items
-    (annotation.handout.slots): never a count over the study's items.
+    (annotation.handout.slots): never a count over the study's items. ``counts``: those
+    four figures when the caller has them already (``next`` reads them with the token).
     """
     study: Study = annotator.study
-    done, pending, mine_open, n_open = statements.progress_counts(
-        annotator_id=annotator.pk, study_id=study.pk, done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    if counts is None:
+        counts = statements.progress_counts(annotator_id=annotator.pk, study_id=study.pk,
+                                            done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    done, pending, mine_open, n_open = counts
     open_to_me = max(0, n_open - mine_open)
     total = done + pending + open_to_me
     if study.items_per_annotator:

@@ -172,6 +172,26 @@ def test_query_counts_do_not_grow_with_study_size(n_items):
     assert len(submit_q) <= 10, [q["sql"] for q in submit_q]
 
 
+@pytest.mark.parametrize("redundancy", [1, 2])
+def test_next_reports_the_progress_a_fresh_count_gives(redundancy):
+    """``next`` moves the counts it read with the token by its own claim (the item still open, or now full)
+    or gives back the pending item unchanged: the same figures as counting again afterwards."""
+    from annotation.items.selectors import progress
+    study = make_study(slug=f"progress-delta-{redundancy}", n_items=6, settings={"redundancy": redundancy})
+    first, second = annotators_create(study=study, count=2)
+    clients = {first: annotator_client(first), second: annotator_client(second)}
+    seen = []
+    for annotator in (first, second, first, first, second):
+        client = clients[annotator]
+        data = client.get("/api/v1/annotate/next").json()
+        again = client.get("/api/v1/annotate/next").json()  # the pending item given back
+        annotator.refresh_from_db()
+        assert data["progress"] == again["progress"] == progress(annotator=annotator)
+        seen.append(data["progress"])
+        assert rank_all(client, data).status_code == 201
+    assert [p["done"] for p in seen] == [0, 0, 1, 2, 1]
+
+
 def test_progress_counts_the_unjudged_item_while_revising_an_earlier_one():
     from annotation.items.selectors import progress
     study = make_study(slug="prog", n_items=4, settings={"redundancy": 1})

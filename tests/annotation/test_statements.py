@@ -64,6 +64,39 @@ def test_assignment_by_token_loads_assignment_item_study_and_annotator(judged):
     assert statements.assignment_by_token(token=other.token, public_id=assignment.public_id) is None
 
 
+def test_assignment_by_token_with_candidates(judged):
+    study, annotator, assignment, _ = judged
+    got = statements.assignment_by_token(token=annotator.token, public_id=assignment.public_id, candidates=True)
+    assert got is not None and got.candidates_loaded is not None
+    assert fields(got) == fields(Assignment.objects.get(pk=assignment.pk))
+    assert fields(got.item.study) == fields(Study.objects.get(pk=study.pk))
+    assert fields(got.annotator) == fields(Annotator.objects.get(pk=annotator.pk))
+    orm = list(Item.objects.get(pk=assignment.item_id).candidates.all())
+    assert len(orm) > 1 and [fields(c) for c in got.candidates_loaded] == [fields(c) for c in orm]
+    other = annotators_create(study=study)[0]
+    assert statements.assignment_by_token(token=other.token, public_id=assignment.public_id, candidates=True) is None
+
+
+def test_annotator_for_next_reads_annotator_last_assignment_and_counts(judged):
+    study, annotator, assignment, _ = judged
+    second = assignment_next(annotator=annotator)
+    assert second is not None
+    got = statements.annotator_for_next(annotator.token, done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    assert got is not None
+    found, last, counts = got
+    assert fields(found) == fields(Annotator.objects.get(pk=annotator.pk))
+    assert fields(found.study) == fields(Study.objects.get(pk=study.pk))
+    assert last is not None and fields(last) == fields(Assignment.objects.get(pk=second.pk))
+    assert fields(last.item) == fields(Item.objects.get(pk=second.item_id))
+    assert counts == statements.progress_counts(annotator_id=annotator.pk, study_id=study.pk,
+                                                done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    newcomer = annotators_create(study=study)[0]
+    got = statements.annotator_for_next(newcomer.token, done=AssignmentStatus.DONE, pending=AssignmentStatus.PENDING)
+    assert got is not None and got[1] is None and got[2][:3] == (0, 0, 0)
+    assert statements.annotator_for_next("no-such-token", done=AssignmentStatus.DONE,
+                                         pending=AssignmentStatus.PENDING) is None
+
+
 def test_item_with_candidates_and_last_assignment(judged):
     study, annotator, assignment, _ = judged
     item, candidates = statements.item_with_candidates(assignment.item_id)
