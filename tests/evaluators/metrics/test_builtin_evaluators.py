@@ -94,9 +94,13 @@ def test_document_level_concatenates_in_position_order():
 @pytest.mark.django_db
 def test_evaluate_command(capsys):
     study = _study()
-    out = StringIO()
-    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out)
+    out, err = StringIO(), StringIO()
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out,
+                 stderr=err)
     lines = out.getvalue().splitlines()
+    progress = err.getvalue().splitlines()  # not a terminal: one line per evaluator, then the store
+    assert [line.split(" (")[0] for line in progress] == [
+        "evaluate: 1/2 chrf done", "evaluate: 2/2 pronoun-f done", "evaluate: storing the scores of 2 evaluator(s)"]
     assert lines[0] == "chrf: 8 scores stored" and "pronoun-f: 8 scores stored" in lines
     chrf = Evaluator.objects.get(name="chrf")
     assert f"  sys1: {chrf.system_scores['sys1']['score']:.4f}" in lines
