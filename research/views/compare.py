@@ -25,6 +25,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.http import HtmxHttpRequest
 from config.queryparams import SchemaCheckedAPIView
 from protocols import registry
 from protocols.registry import protocol_named
@@ -179,7 +180,7 @@ INLINE_DETAIL_ROWS = 300
 
 @require_GET
 @staff_member_required
-def compare_detail(request: HttpRequest, slug: str, part: str) -> HttpResponse:
+def compare_detail(request: HtmxHttpRequest, slug: str, part: str) -> HttpResponse:
     """One evaluator's paired t-tests or scatter plot (``?evaluator=NAME``) or the Williams tests, for the page's options.
 
     From the same comparison as the page (cached or computed by its job); an htmx request gets the table only.
@@ -191,7 +192,7 @@ def compare_detail(request: HttpRequest, slug: str, part: str) -> HttpResponse:
     if request.GET.get("human_score") or request.GET.get("bootstrap") or request.GET.get("seed") or \
             request.GET.get("reference"):
         if not (options_form.is_valid() and _reference_known(options_form, study_references(study))):
-            return HttpResponse("Bad options: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in options_form.errors.items()),
+            return HttpResponse("Bad options: " + "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in options_form.errors.items()),
                                 status=400, content_type="text/plain; charset=utf-8")
         options = options_form.options()
     else:

