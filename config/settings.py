@@ -226,6 +226,8 @@ if TASKS_BACKEND == "rq":
     RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": envint("TASK_TIMEOUT", "21600")}}
 # A comparison of a study with more judgments than this is computed by a background task.
 COMPARE_INLINE_JUDGMENTS = envint("COMPARE_INLINE_JUDGMENTS", "20000")
+# ... or with more stored evaluator scores than this (each evaluator's item-level statistics cost per score).
+COMPARE_INLINE_SCORES = envint("COMPARE_INLINE_SCORES", "20000")
 # An uploaded score file larger than this (bytes) is imported by a background task.
 SCORE_IMPORT_INLINE_BYTES = envint("SCORE_IMPORT_INLINE_BYTES", "1000000")
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND], "QUEUES": ["default"]}}

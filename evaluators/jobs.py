@@ -33,7 +33,7 @@ from evaluators.comparison.selectors import (
 )
 from evaluators.metrics import scores
 from evaluators.metrics.study_corpus import build_study_corpus
-from evaluators.models import EvaluationJob, JobKind, JobState
+from evaluators.models import EvaluationJob, JobKind, JobState, MetricScore
 from studies.models import Study
 
 logger = logging.getLogger(__name__)
@@ -118,7 +118,25 @@ def _run_evaluate(job: EvaluationJob) -> list[str]:
                 if len(names) == 1:
                     raise
                 raise ValueError(f"{name}: {exc} (none of {', '.join(names)} was stored)") from exc
-    return [f"{e.name}: {e.scores.count()} scores stored" for e in scores.evaluators_store(runs)]
+    lines = [f"{e.name}: {e.scores.count()} scores stored" for e in scores.evaluators_store(runs)]
+    _precompute_comparison(job)
+    return lines
+
+
+#: The compare page's options when it is opened without a query (research/views/compare.py).
+DEFAULT_COMPARISON = {"human_score": "expected_wins", "n_boot": 1000, "seed": 0}
+
+
+def _precompute_comparison(job: EvaluationJob) -> None:
+    """Queue the page's default comparison on the new scores, so that opening the page finds it computed.
+
+    Only for a study whose comparison the page would not compute inline (``comparison_or_job`` decides and
+    queues; a job already running on the same data is reused).
+    """
+    try:
+        comparison_or_job(study=job.study, options=dict(DEFAULT_COMPARISON), user=job.requested_by)
+    except Exception:  # the scores are stored; the page computes or queues the comparison itself when opened
+        logger.exception("evaluation job %s: could not precompute the comparison", job.pk)
 
 
 def _run_import(job: EvaluationJob) -> list[str]:
@@ -202,12 +220,15 @@ def comparison_or_job(*, study: Study, options: dict[str, Any], user: AbstractBa
 
     At hand means: cached, or computed by a finished job on the same data, or
     cheap enough to compute now (a study with at most ``inline_limit``
-    judgments, ``settings.COMPARE_INLINE_JUDGMENTS`` by default).  Otherwise the
+    judgments, ``settings.COMPARE_INLINE_JUDGMENTS`` by default, and at most
+    ``settings.COMPARE_INLINE_SCORES`` stored evaluator scores: the 14 evaluators of a
+    WMT release, 3,275 judgments but ~92,000 scores, took ~28 s of CPU).  Otherwise the
     running job for the same options and data is returned, or a new one queued.
     """
     limit = settings.COMPARE_INLINE_JUDGMENTS if inline_limit is None else inline_limit
     n_judgments = Judgment.objects.filter(assignment__annotator__study=study).count()
-    if n_judgments <= limit:
+    if n_judgments <= limit and (inline_limit is not None or MetricScore.objects.filter(
+            evaluator__study=study).count() <= settings.COMPARE_INLINE_SCORES):
         return study_comparison_cached(study=study, **options), None
     version = comparison_data_version(study)
     params = {"names": sorted(options["names"]) if options.get("names") else None,

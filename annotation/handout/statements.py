@@ -14,7 +14,8 @@ fields' database converters), so callers cannot tell the difference.
 One statement here serves another path: ``insert_rows``, the bulk INSERT of an
 MQM TSV import (annotation/importing/mqm.py), where ``bulk_create`` cost about 70% more CPU
 on 100,000 rows (tests/annotation/test_insert_rows.py checks both store the
-same rows; the figures are in docs/mqm.md).
+same rows; the figures are in docs/mqm.md), and the evaluators' scores that
+``evaluate`` stores (evaluators/metrics/scores.py: ~100,000 rows for a WMT release).
 
 Everything else — researcher pages, exports, quality control, the rare paths
 of the hand-out — stays in the ORM.

@@ -75,6 +75,7 @@ Method (docs/evaluators.md has the long form)
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -335,11 +336,14 @@ def _majority(labels: pd.DataFrame) -> pd.DataFrame:
     return best[unique][["item", "label"]]
 
 
-def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame, *, derived: bool = False) -> dict[str, Any]:
+def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame, *, derived: bool = False,
+                human_ac1s: dict[tuple[Any, ...], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Item-level agreement with the human pairwise labels.
 
     ``derived``: the labels come from segment scores (one pseudo-rater, the
-    mean over raters), so the multi-rater AC1s are not computed.
+    mean over raters), so the multi-rater AC1s are not computed.  ``human_ac1s``: the humans' own AC1 by
+    the exact ratings it was computed on, shared by the evaluators of one comparison (evaluators that scored
+    the same pairs see the same human ratings: computed once, not once per evaluator).
     """
     lookup = rows.set_index(["item", "system"])["oriented"]
     lookup = lookup[~lookup.index.duplicated()]
@@ -378,7 +382,15 @@ def _item_level(pairs: pd.DataFrame, rows: pd.DataFrame, *, derived: bool = Fals
         with_machine = pd.concat([humans, pd.DataFrame({"item": machine["item"], "rater": "evaluator (machine)",
                                                         "label": machine["evaluator_label"]})])
         out["ac1_with_humans"] = _coefficient(agreement(with_machine)["coefficients"]["gwet_ac1"])
-        out["human_ac1"] = _coefficient(agreement(humans)["coefficients"]["gwet_ac1"])
+        key = tuple(humans.itertuples(index=False, name=None))
+        if human_ac1s is None or key not in human_ac1s:
+            value = _coefficient(agreement(humans)["coefficients"]["gwet_ac1"])
+            if human_ac1s is None:
+                out["human_ac1"] = value
+            else:
+                human_ac1s[key] = value
+        if human_ac1s is not None:
+            out["human_ac1"] = copy.deepcopy(human_ac1s[key])
     scores = rows[["item", "system", "oriented"]].drop_duplicates(["item", "system"]).astype({"item": str, "system": str})
     tau = wmt_kendall_tau(usable.astype({"source_item": str}), scores, score="oriented")
     out["kendall_tau"] = _num(tau["tau"])
@@ -481,6 +493,7 @@ def compare_frames(
 
     out_evaluators: list[dict[str, Any]] = []
     oriented_by_name: dict[str, pd.Series] = {}
+    human_ac1s: dict[tuple[Any, ...], dict[str, Any]] = {}
     for spec in evaluators:
         name, hib = str(spec["name"]), bool(spec["higher_is_better"])
         kind = str(spec.get("kind") or "imported")
@@ -505,7 +518,7 @@ def compare_frames(
         entry["system_means"] = system_means_block(units, unit_kind, n_boot=n_boot, seed=seed)
         entry["paired_t_tests"] = paired_t_tests_block(units, unit_kind, higher_is_better=hib)
         if pairs is not None:
-            entry["item_level"] = _item_level(pairs, real_rows, derived=derived)
+            entry["item_level"] = _item_level(pairs, real_rows, derived=derived, human_ac1s=human_ac1s)
         else:
             entry["item_level"] = None
         oriented = pd.Series({s: e["oriented"] for s, e in by_system.items()}, dtype=float).dropna()

@@ -8,4 +8,5 @@ urlpatterns = [
     path("<slug:slug>/compare/run", compare.compare_run, name="compare-run"),
     path("<slug:slug>/compare/import", compare.compare_import, name="compare-import"),
     path("<slug:slug>/compare/jobs", compare.compare_jobs, name="compare-jobs"),
+    path("<slug:slug>/compare/<str:part>/", compare.compare_detail, name="compare-detail"),
 ]

@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -25,6 +25,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.http import HtmxHttpRequest
 from config.queryparams import SchemaCheckedAPIView
 from protocols import registry
 from protocols.registry import protocol_named
@@ -38,7 +39,7 @@ from research.forms import CompareOptionsForm, EvaluatorRunForm, ScoreImportForm
 from evaluators.comparison.plot import scatter
 from evaluators.comparison.readiness import study_compare_readiness
 from evaluators.comparison.selectors import evaluators_for_study
-from evaluators.jobs import comparison_or_job, job_submit, study_jobs
+from evaluators.jobs import DEFAULT_COMPARISON, comparison_or_job, job_submit, study_jobs
 from evaluators.metrics.scores import ScoreFileError, scores_import
 from evaluators.metrics.study_corpus import study_references
 from evaluators.models import EvaluationJob, JobKind
@@ -133,15 +134,18 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
     if options_form.is_valid() and _reference_known(options_form, references):
         options = options_form.options()
     else:  # no query (or a bad one, reported beside the form): the defaults
-        options = {"human_score": "expected_wins", "n_boot": 1000, "seed": 0}
+        options = dict(DEFAULT_COMPARISON)
         if request.GET:
             status_code = 400
     result, pending = comparison_or_job(study=study, options=options, user=request.user)
     if result is None:
         return render(request, "evaluators/compare_pending.html", {
             "study": study, "job": pending, "options": options, **_jobs_context(study, pending)}, status=status_code)
+    t_tests = t_test_groups(result)
+    detail_links = (sum(len(g["tests"]) for g in t_tests) + len(result.get("williams") or [])) > INLINE_DETAIL_ROWS
     return render(request, "evaluators/compare.html", {
         "study": study, "result": result, "options_form": options_form, "options": options,
+        "detail_links": detail_links, "query": request.GET.urlencode(),
         "may_scores": access.can(request.user, "scores", study),
         "evaluator_rows": _evaluator_rows(result), "system_rows": _system_rows(result),
         "evaluator_names": [e["name"] for e in result["evaluators"]],
@@ -150,7 +154,7 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
                              "better": "higher" if e["system_score_higher_is_better"] else "lower"}
                             for e in result["evaluators"]],
         "dip_rows": dip_rows(result), "mean_rows": mean_rows(result), "mean_units": mean_units(result),
-        "t_test_groups": t_test_groups(result), "contrastive": contrastive_table(result.get("contrastive")),
+        "t_test_groups": t_tests, "contrastive": contrastive_table(result.get("contrastive")),
         "corpus_groups": corpus_groups(result),
         "meta": _meta_rows(result.get("meta")),
         "human_label": _human_label(result, options["human_score"]),
@@ -166,6 +170,58 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
 @staff_member_required
 def compare_page(request: HttpRequest, slug: str) -> HttpResponse:
     return _page(request, access.study_for(request.user, slug, "compare"))
+
+
+#: Above this many rows of paired t-tests and Williams tests together, the compare page links to them (one
+#: evaluator's t-tests fetched when its section is opened) instead of printing them: on a WMT release (14
+#: systems, 14 evaluators: 1,274 t-tests and 91 Williams tests) they were 500 of the page's 630 KB.
+INLINE_DETAIL_ROWS = 300
+
+
+@require_GET
+@staff_member_required
+def compare_detail(request: HtmxHttpRequest, slug: str, part: str) -> HttpResponse:
+    """One evaluator's paired t-tests or scatter plot (``?evaluator=NAME``) or the Williams tests, for the page's options.
+
+    From the same comparison as the page (cached or computed by its job); an htmx request gets the table only.
+    """
+    study = access.study_for(request.user, slug, "compare")
+    if part not in ("t-tests", "williams", "plot"):
+        raise Http404("no such part of the comparison")
+    options_form = CompareOptionsForm(request.GET or None)
+    if request.GET.get("human_score") or request.GET.get("bootstrap") or request.GET.get("seed") or \
+            request.GET.get("reference"):
+        if not (options_form.is_valid() and _reference_known(options_form, study_references(study))):
+            return HttpResponse("Bad options: " + "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in options_form.errors.items()),
+                                status=400, content_type="text/plain; charset=utf-8")
+        options = options_form.options()
+    else:
+        options = dict(DEFAULT_COMPARISON)
+    result, _pending = comparison_or_job(study=study, options=options, user=request.user)
+    if result is None:
+        return HttpResponse("The comparison is still being computed: reload the compare page.", status=409,
+                            content_type="text/plain; charset=utf-8")
+    query = request.GET.copy()
+    query.pop("evaluator", None)
+    context: dict[str, Any] = {"study": study, "result": result, "part": part, "query": query.urlencode()}
+    if part == "t-tests":
+        name = request.GET.get("evaluator", "")
+        group = next((g for g in t_test_groups(result) if g["name"] == name), None)
+        if group is None:
+            raise Http404(f"no evaluator {name!r} in this comparison")
+        context |= {"g": group, "heading": f"Paired t-tests of {name}"}
+        fragment = "evaluators/_t_test_table.html"
+    elif part == "plot":
+        name = request.GET.get("evaluator", "")
+        row = next((e for e in _evaluator_rows(result) if e["name"] == name and e.get("plot")), None)
+        if row is None:
+            raise Http404(f"no scatter plot of {name!r} in this comparison")
+        context |= {"e": row, "p": row["plot"], "heading": f"Human vs {name}"}
+        fragment = "evaluators/_scatter_figure.html"
+    else:
+        context["heading"] = "Williams tests between evaluators"
+        fragment = "evaluators/_williams_table.html"
+    return render(request, fragment if request.htmx else "evaluators/compare_detail.html", context)
 
 
 @require_POST

@@ -171,3 +171,29 @@ def test_page_shows_the_meta_evaluation(staff, study):
     assert rows.index("oracle") < rows.index("reversed")  # best first
     assert "<td class=\"num\">1.000</td>" in rows  # the oracle's pairwise accuracy
     assert "PERM-BOTH" in section and "better than" in section
+
+
+def test_a_large_comparison_links_its_t_tests_williams_tests_and_plots(staff, study, monkeypatch):
+    """Above INLINE_DETAIL_ROWS rows the page links to the detail, which shows the same numbers as inline."""
+    url = reverse("compare-report", args=[study.slug])
+    inline = staff.get(url, {"bootstrap": 50}).content.decode()
+    assert 'data-evaluator="oracle" data-pair="sys1|sys2">' in inline and "/compare/t-tests/" not in inline
+    monkeypatch.setattr("research.views.compare.INLINE_DETAIL_ROWS", 0)
+    linked = staff.get(url, {"bootstrap": 50}).content.decode()
+    assert 'data-pair="sys1|sys2"' not in linked and "<svg" not in linked  # tables and plots left out
+    base = reverse("compare-detail", args=[study.slug, "t-tests"])
+    assert f'hx-get="{base}?evaluator=oracle&amp;bootstrap=50"' in linked and 'hx-trigger="toggle once"' in linked
+    fragment = staff.get(base, {"evaluator": "oracle", "bootstrap": 50}, HTTP_HX_REQUEST="true").content.decode()
+    row = inline.split('data-pair="sys1|sys2">')[1].split("<")[0]
+    assert f'data-pair="sys1|sys2">{row}<' in fragment and "<html" not in fragment  # the same p, table only
+    page = staff.get(base, {"evaluator": "oracle", "bootstrap": 50}).content.decode()
+    assert "<html" in page and "Paired t-tests of oracle" in page and f'data-pair="sys1|sys2">{row}<' in page
+    plot = staff.get(reverse("compare-detail", args=[study.slug, "plot"]),
+                     {"evaluator": "oracle", "bootstrap": 50}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<svg" in plot and "Human versus oracle system scores" in plot
+    assert 'hx-trigger="revealed"' in linked
+    williams = staff.get(reverse("compare-detail", args=[study.slug, "williams"]), {"bootstrap": 50}).content.decode()
+    assert "Williams (1959)" in williams
+    assert staff.get(base, {"evaluator": "nobody", "bootstrap": 50}).status_code == 404
+    assert staff.get(reverse("compare-detail", args=[study.slug, "other"])).status_code == 404
+    assert staff.get(base, {"evaluator": "oracle", "bootstrap": 0}).status_code == 400

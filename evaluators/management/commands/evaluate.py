@@ -64,7 +64,8 @@ class Command(BaseCommand):
             raise CommandError(f"--reference: {exc}") from None
         names = list(dict.fromkeys(opts["evaluator"]))  # keep order, run each once
         runs = []
-        for name in names:  # all run first, then all stored: one failing stores none
+        started = time.monotonic()
+        for i, name in enumerate(names, start=1):  # all run first, then all stored: one failing stores none
             with progress.listening(_progress_bar(bar, name) if bar else lambda *_: None):
                 try:
                     runs.append(evaluator_prepare(study=study, name=name, nlp=opts["nlp"], paired=paired, built=built,
@@ -74,6 +75,10 @@ class Command(BaseCommand):
                     raise CommandError(f"{name}: {exc} ({stored})") from None
             if bar:
                 bar.write("\r\033[K")
+            else:  # not a terminal (a log, a pipe): one line per evaluator on stderr
+                self.stderr.write(f"evaluate: {i}/{len(names)} {name} done ({time.monotonic() - started:.1f} s)")
+        if not bar:
+            self.stderr.write(f"evaluate: storing the scores of {len(names)} evaluator(s)")
         for evaluator in evaluators_store(runs):
             self.stdout.write(f"{evaluator.name}: {evaluator.scores.count()} scores stored")
             self.stdout.write(system_scores_text(evaluator))

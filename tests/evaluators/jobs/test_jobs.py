@@ -194,3 +194,21 @@ def test_a_job_running_several_evaluators_stores_none_when_one_fails(study):
     job.refresh_from_db()
     assert job.errors[0].startswith("no-such-metric: unknown evaluator 'no-such-metric'")
     assert not Evaluator.objects.filter(study=study, name="chrf").exists()
+
+
+def test_a_study_with_many_scores_gets_its_comparison_from_a_job_queued_after_evaluate(study, settings,
+                                                                                   django_capture_on_commit_callbacks):
+    """Few judgments but many stored scores: not computed inline; an evaluate job queues the page's default."""
+    from evaluators.jobs import DEFAULT_COMPARISON, comparison_or_job
+
+    settings.COMPARE_INLINE_SCORES = 0
+    with django_capture_on_commit_callbacks(execute=False):
+        job = job_submit(study=study, kind=JobKind.EVALUATE, params={"evaluators": ["bleu"], "paired": "none"})
+    assert job_execute(job.pk) == JobState.DONE
+    queued = EvaluationJob.objects.get(study=study, kind=JobKind.COMPARE)
+    assert queued.params == {"names": None, **DEFAULT_COMPARISON}
+    assert job_execute(queued.pk) == JobState.DONE
+    result, pending = comparison_or_job(study=study, options=dict(DEFAULT_COMPARISON))
+    assert pending is None and result is not None and "bleu" in [e["name"] for e in result["evaluators"]]
+    settings.COMPARE_INLINE_SCORES = 10 ** 6  # few scores: computed inline, no job
+    assert comparison_or_job(study=study, options={**DEFAULT_COMPARISON, "seed": 1})[1] is None

@@ -94,9 +94,13 @@ def test_document_level_concatenates_in_position_order():
 @pytest.mark.django_db
 def test_evaluate_command(capsys):
     study = _study()
-    out = StringIO()
-    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out)
+    out, err = StringIO(), StringIO()
+    call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out,
+                 stderr=err)
     lines = out.getvalue().splitlines()
+    progress = err.getvalue().splitlines()  # not a terminal: one line per evaluator, then the store
+    assert [line.split(" (")[0] for line in progress] == [
+        "evaluate: 1/2 chrf done", "evaluate: 2/2 pronoun-f done", "evaluate: storing the scores of 2 evaluator(s)"]
     assert lines[0] == "chrf: 8 scores stored" and "pronoun-f: 8 scores stored" in lines
     chrf = Evaluator.objects.get(name="chrf")
     assert f"  sys1: {chrf.system_scores['sys1']['score']:.4f}" in lines
@@ -151,3 +155,41 @@ def test_evaluate_stores_blonde_lex_under_its_own_name_with_the_categories_it_co
                             "categories computed: tense, pronoun, dm; not computed") and "entity" in n
                for n in stored.notes)
     assert out.getvalue().startswith("dblonde-lex: ")
+
+
+@pytest.mark.django_db
+def test_stored_scores_equal_each_evaluators_own_result_and_ter_equals_sacrebleus(monkeypatch):
+    """What ``evaluate`` stores (insert_rows, no model instances) is the evaluator's result to 1e-12, and the
+    sentence TER computed through ter_exact is sacrebleu's own TER on every segment."""
+    from sacrebleu.metrics import TER
+
+    from evaluators.metrics import sacrebleu_metrics
+    from evaluators.metrics.registry import evaluators
+    from evaluators.metrics.study_corpus import build_study_corpus
+
+    study = _study()
+    built = build_study_corpus(study, None)
+    names = ["bleu", "chrf", "ter", "doc-bleu", "doc-chrf", "pronoun-f", "connective-acc", "lexical-consistency",
+             "blonde-lex", "dblonde-lex", "dcoem"]
+    call_command("evaluate", study.slug, *[a for n in names for a in ("--evaluator", n)], stdout=StringIO(),
+                 stderr=StringIO())
+    external = {item.pk: key for key, item in built.items.items()}
+    scored = 0
+    for name in names:
+        spec = evaluators()[name]
+        own = {(s.key, s.system): s.score for s in spec.evaluate(built.corpus).segments
+               if s.score is not None and s.key in built.items}
+        stored = {(external[i], s): v for i, s, v in
+                  MetricScore.objects.filter(evaluator__study=study, evaluator__name=name)
+                  .values_list("item_id", "system", "score")}
+        assert stored.keys() == own.keys(), name
+        assert max((abs(stored[k] - own[k]) for k in own), default=0.0) <= 1e-12, name
+        scored += bool(stored)
+    assert scored >= 8  # (lexical consistency and its kin find little to score in four short items)
+    # ter again with sacrebleu's own segment statistics instead of ter_exact: the same stored scores
+    monkeypatch.setattr(sacrebleu_metrics, "segment_statistics", lambda metric, hyps, refs: [
+        TER._compute_segment_statistics(metric, metric._preprocess_segment(h), r) for h, r in zip(hyps, refs)])
+    theirs = {(s.key, s.system): s.score for s in evaluators()["ter"].evaluate(built.corpus).segments}
+    ours = {(external[i], s): v for i, s, v in MetricScore.objects.filter(
+        evaluator__study=study, evaluator__name="ter").values_list("item_id", "system", "score")}
+    assert ours == {k: v for k, v in theirs.items() if k in ours} and len(ours) == 8

