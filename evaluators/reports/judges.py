@@ -175,7 +175,7 @@ def judge_facts(judge: LLMJudge, judge_frame: pd.DataFrame, n_real_items: int) -
     """What is recorded about a judge: the import (file, format, SHA-256, date, who) and what it answered."""
     mine = judge_frame[judge_frame["annotator"] == judge_rater(judge.name)]
     real = mine[~_flag(mine, "is_spam_item")]
-    return {"name": judge.name, "description": judge.description, "file_name": judge.file_name,
+    return {"pk": judge.pk, "name": judge.name, "description": judge.description, "file_name": judge.file_name,
             "file_format": judge.file_format, "sha256": judge.sha256, "imported_at": judge.imported_at.isoformat(),
             "imported_by": judge.imported_by, "n_answers": judge.n_answers,
             "n_real_items_answered": int(real["item"].nunique()), "n_real_items": n_real_items}
