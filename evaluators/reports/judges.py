@@ -50,14 +50,20 @@ def _flag(frame: pd.DataFrame, column: str) -> pd.Series:
     return frame[column].fillna(False).astype(bool)
 
 
-def alt_test_labels(frame: pd.DataFrame, protocol: str, *, uses_spans: bool
+#: The policies of the alt-test's agreement units (spam and excluded out, ties a category, pairs by system).
+UNIT_POLICY = {"ties": "keep", "spam": "drop", "excluded": "drop", "ranking_coding": "system"}
+
+
+def alt_test_labels(frame: pd.DataFrame, protocol: str, *, uses_spans: bool, units: pd.DataFrame | None = None
                     ) -> tuple[dict[str, dict[str, Any]], str, dict[str, str]]:
     """One label per rater and instance for the alt-test: ``(rater → instance → label, scoring, instance →
     phenomenon)``, spam items and excluded annotators left out (the pilot policy is the caller's).
 
     Judgment labels and choices: an instance is an item (``accuracy``); ESA/DA/pairwise scores: an item's
     candidate ``item|system`` with its 0–100 score (``neg_rmse``); any other protocol: the report's agreement
-    units (a ranking's candidate pairs, an MQM candidate's worst severity) with their category (``accuracy``).
+    units (a ranking's candidate pairs, an MQM candidate's worst severity) with their category (``accuracy``);
+    ``units``: those units when the caller has them already (``frame_ratings`` of ``frame`` with
+    :data:`UNIT_POLICY`).
     """
     column = protocol_named(protocol).answer_column
     frame = frame[~_flag(frame, "is_spam_item") & ~_flag(frame, "excluded")]
@@ -73,7 +79,8 @@ def alt_test_labels(frame: pd.DataFrame, protocol: str, *, uses_spans: bool
             labels.setdefault(str(row.annotator), {})[instance] = value if per_candidate else str(value)
             phenomena[instance] = str(row.phenomenon)
         return labels, STUDY_LABELS[column], phenomena
-    units = frame_ratings(frame, protocol, uses_spans=uses_spans, ties="keep", spam="drop", excluded="drop")
+    if units is None:
+        units = frame_ratings(frame, protocol, uses_spans=uses_spans, **UNIT_POLICY)
     for unit, rater, label, phenomenon in units.itertuples(index=False, name=None):
         labels.setdefault(str(rater), {})[str(unit)] = str(label)
         phenomena[str(unit)] = str(phenomenon)
@@ -192,14 +199,21 @@ def judges_block(*, study: Any, judges: list[LLMJudge], human_frame: pd.DataFram
     protocol, uses_spans = study.protocol, study.uses_spans
     span = protocol_named(protocol).per_candidate_annotations
     tested = pilot_policy(human_frame, "drop")[0]
-    humans, scoring, phen_of = alt_test_labels(tested, protocol, uses_spans=uses_spans)
-    judged, _, judge_phen = alt_test_labels(judge_frame, protocol, uses_spans=uses_spans)
-    phenomena = _phenomena(tested)
-    # Agreement and ranking follow the report's policies (ties, spam, excluded, pilot, weights, coding).
-    policy = {k: options[k] for k in ("ties", "spam", "excluded", "ranking_coding") if k in options}
+    # Agreement and ranking follow the report's policies (ties, spam, excluded, pilot, weights, coding); with the
+    # defaults they are the alt-test's units too, converted once.
+    policy = {k: options.get(k, v) for k, v in UNIT_POLICY.items()}
+    same = policy == UNIT_POLICY
     people = pilot_policy(human_frame, options.get("pilot", "drop"))[0]
-    ratings = pd.concat([frame_ratings(people, protocol, uses_spans=uses_spans, **policy),
-                         frame_ratings(judge_frame, protocol, uses_spans=uses_spans, **policy)], ignore_index=True)
+    human_units = frame_ratings(people, protocol, uses_spans=uses_spans, **policy)
+    judge_units = frame_ratings(judge_frame, protocol, uses_spans=uses_spans, **policy)
+    reuse = same and options.get("pilot", "drop") == "drop"
+    humans, scoring, phen_of = alt_test_labels(tested, protocol, uses_spans=uses_spans,
+                                               units=human_units if reuse else None)
+    judged, _, judge_phen = alt_test_labels(judge_frame, protocol, uses_spans=uses_spans,
+                                            units=judge_units if same else None)
+    phenomena = _phenomena(tested)
+    humans_of = {p: _of_phenomenon(humans, phen_of, p) for p in phenomena}
+    ratings = pd.concat([human_units, judge_units], ignore_index=True)
     weights = options.get("weights", "identity")
     annotators = sorted({str(r) for r in ratings["rater"]} - {judge_rater(j.name) for j in judges})
     pairs: dict[str | None, list[dict[str, Any]]] = {None: _kappas(ratings, weights, span)}
@@ -226,8 +240,7 @@ def judges_block(*, study: Any, judges: list[LLMJudge], human_frame: pd.DataFram
         block = {
             "name": judge.name, "facts": judge_facts(judge, judge_frame, n_real_items),
             "alt_test": _alt_test(judge.name, own, humans, scoring),
-            "alt_test_by_phenomenon": {p: _alt_test(judge.name, _only(own, judge_phen, p),
-                                                    _of_phenomenon(humans, phen_of, p), scoring)
+            "alt_test_by_phenomenon": {p: _alt_test(judge.name, _only(own, judge_phen, p), humans_of[p], scoring)
                                        for p in phenomena},
             "agreement": _agreement(pairs[None], rater, annotators),
             "agreement_by_phenomenon": {p: _agreement(pairs[p], rater, annotators) for p in phenomena},
