@@ -161,3 +161,18 @@ def test_stored_judges_are_used_without_judges_file(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="--judges: needed with --ratings"):
         call_command("alt_test", "--ratings", str(ratings), "--item", "item", "--rater", "rater", "--label", "label",
                      stdout=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_pilot_annotators_kept_or_dropped(tmp_path: Path) -> None:
+    study = make_study(slug="jp", protocol="judgment", n_items=8, n_candidates=1,
+                       settings={"labels": ["correct", "wrong"], "redundancy": 4, "spam_rate": 0.0})
+    answer_all(study, annotators_create(study=study, count=3))
+    pilot = annotators_create(study=study, count=1)[0]
+    answer_all(study, [pilot])
+    type(pilot).objects.filter(pk=pilot.pk).update(is_pilot=True)
+    path = _judge_of_first_annotator(tmp_path, study)
+    kept = run("--slug", "jp", "--judges", str(path), "--min-instances", "5")
+    dropped = run("--slug", "jp", "--judges", str(path), "--min-instances", "5", "--pilot", "drop")
+    assert kept["annotators"] == 4 and dropped["annotators"] == 3
+    assert pilot.code not in {a["annotator"] for a in dropped["judges"][0]["per_annotator"]}
