@@ -142,3 +142,44 @@ def test_too_few_instances_is_said_not_hidden() -> None:
     (judge,) = judges_report(study, options=OPTIONS, human_ranking=None)["judges"]
     assert judge["alt_test"]["error"].startswith("no annotator has 30 or more instances")
     assert "could not be run: no annotator has 30 or more instances" in judge["methods"]
+
+
+@pytest.mark.parametrize("protocol", ["esa", "mqm"])
+def test_span_studies_compare_their_judges_too(protocol: str) -> None:
+    from tests.span_study import answer_all as span_answer_all, span_study
+
+    study = span_study(slug=f"js-{protocol}", protocol=protocol, candidates=3, items=12, redundancy=3)
+
+    def plan(k: int, item: str, system: str) -> dict[str, Any]:
+        worst = (k + int(item.rsplit("-", 1)[1]) + len(system)) % 3
+        spans = [] if worst == 0 else [{"start": 0, "end": 3, "severity": "minor" if worst == 1 else "major",
+                                        **({"category": "Accuracy/Mistranslation"} if protocol == "mqm" else {})}]
+        return {"spans": spans, **({"score": 90 - 30 * worst} if protocol == "esa" else {})}
+
+    span_answer_all(study, plan, annotators=3)
+    records = []
+    for item in study.items.filter(is_spam=False).order_by("pk"):
+        answers = {}
+        for system in item.candidates.values_list("system", flat=True):
+            answers[system] = {"spans": [] if system == "reference" else
+                               [{"start": 0, "end": 3, "severity": "major",
+                                 **({"category": "Accuracy/Mistranslation"} if protocol == "mqm" else {})}],
+                               **({"score": 95 if system == "reference" else 40} if protocol == "esa" else {})}
+        records.append({"item": item.external_id, "annotations": answers})
+    store_judge(study, "qe", records)
+    report = study_report(study)
+    block = judges_report(study, options=OPTIONS, human_ranking=report["ranking"])
+    (judge,) = block["judges"]
+    assert block["settings"]["scoring"] == ("neg_rmse" if protocol == "esa" else "accuracy")
+    assert block["settings"]["instances"] == ("candidates (item and system)" if protocol == "esa"
+                                              else "agreement units")
+    # 12 items x 3 candidates = 36 instances per annotator; the command gives the same test.
+    assert judge["alt_test"] == alt_test_command("--slug", study.slug, "--pilot", "drop")["judges"][0]
+    assert all(a["instances"] == 36 for a in judge["alt_test"]["per_annotator"])
+    assert {r["annotator"] for r in judge["agreement"]["per_annotator"]} == \
+        {p["rater_a"] for p in report["pairwise_cohen_kappa"]} | {p["rater_b"] for p in report["pairwise_cohen_kappa"]}
+    assert all(r["n"] == 36 for r in judge["agreement"]["per_annotator"])
+    positions = {r["system"]: r["position"] for r in judge["ranking"]["systems"]}
+    assert positions["reference"] == 1 and sorted(positions.values()) == [1, 2, 3]
+    assert {r["system"]: r["human_position"] for r in judge["ranking"]["systems"]} == \
+        {r["system"]: r["position"] for r in report["ranking"]["systems"]}
