@@ -115,3 +115,19 @@ def test_the_page_reads_judges_in_constant_queries(staff: Any) -> None:
     with CaptureQueriesContext(connection) as cached:
         staff.get(url)
     assert len(cached.captured_queries) < len(three.captured_queries)
+
+
+def test_a_judge_before_any_annotator(staff: Any) -> None:
+    from tests.factories import make_study
+
+    study = make_study(slug="p0", n_items=3)
+    lines = [json.dumps({"item": f"ext-{i}", "ranks": {"reference": 1, "sys1": 2, "sys2": 3}}) for i in range(3)]
+    judge_import(study=study, name="early", file_name="early.jsonl", content="\n".join(lines))
+    for url in (reverse("evaluators:report", args=[study.slug]), reverse("compare-report", args=[study.slug])):
+        html = staff.get(url).content.decode()
+        assert "not run: no annotator has 30 or more instances" in html and "LLM judges beside" in html
+    block = staff.get(reverse("evaluators:report-judges-json", args=[study.slug])).json()
+    (judge,) = block["judges"]
+    assert block["n_annotators"] == 0 and judge["agreement"]["n_judge_pairs"] == 0
+    assert judge["methods"].count(". ") == 1  # the facts, then why the test could not run: nothing else is claimed
+    assert [r["position"] for r in judge["ranking"]["systems"]] == [1, 2, 3]
