@@ -7,7 +7,7 @@ from django.http import HttpRequest
 
 from studies.admin.access import StudyScopedAdmin, related_only
 
-from evaluators.models import EvaluationJob, Evaluator, MetricScore
+from evaluators.models import EvaluationJob, Evaluator, LLMJudge, MetricScore
 
 
 @admin.register(Evaluator)
@@ -70,4 +70,24 @@ class EvaluationJobAdmin(StudyScopedAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: EvaluationJob | None = None) -> bool:
+        return False
+
+
+@admin.register(LLMJudge)
+class LLMJudgeAdmin(StudyScopedAdmin):
+    """LLM judges (docs/ai-assistance.md): read-only; they come from ``import_judge`` and leave with their study."""
+
+    view_action = "report"
+    change_action = None
+    list_display = ("name", "study", "n_answers", "file_name", "imported_at", "imported_by")
+    list_filter = (related_only("study"),)
+    search_fields = ("name", "study__slug", "file_name")
+    list_select_related = ("study",)
+    readonly_fields = ("study", "name", "description", "file_name", "file_format", "sha256", "n_answers",
+                       "imported_at", "imported_by")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: LLMJudge | None = None) -> bool:
         return False

@@ -74,6 +74,62 @@ class MetricScore(models.Model):
         return f"{self.evaluator.name}:{self.item_id}/{self.system}={self.score:g}"
 
 
+class JudgeFileFormat(models.TextChoices):
+    CSV = "csv", "CSV (one row per item, the answer's fields as columns)"
+    JSONL = "jsonl", "JSON Lines (one answer object per item)"
+
+
+class LLMJudge(models.Model):
+    """An automatic judge (an LLM prompted as an annotator) whose answers were imported with ``import_judge``.
+
+    It sits beside the study's annotators and is never one of them: no Annotator, Assignment or Judgment is
+    made for it, so agreement, progress, quality control, assignment and the export of human judgments never
+    see it, and nothing of it reaches an annotator. The report compares it with the annotators
+    (evaluators/reports/judges.py, docs/ai-assistance.md).
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="llm_judges",
+                              help_text="The study whose items the judge answered.")
+    name = models.CharField(max_length=100, help_text="The judge's name, unique within the study (--name); "
+                                                      "importing the same name again replaces it.")
+    description = models.TextField(blank=True, help_text="What the judge is (model, prompt), as given with "
+                                                         "--description; quoted by the report.")
+    file_name = models.CharField(max_length=255, help_text="The imported file's name (without its directory).")
+    file_format = models.CharField(max_length=10, choices=JudgeFileFormat.choices, help_text="How the file was read.")
+    sha256 = models.CharField(max_length=64, help_text="SHA-256 of the imported file's text.")
+    n_answers = models.PositiveIntegerField(help_text="Answers stored (one per item the file answers).")
+    imported_at = models.DateTimeField(help_text="When the file was imported.")
+    imported_by = models.CharField(max_length=150, blank=True,
+                                   help_text="Who imported it (--user); blank: the server's administrator.")
+
+    class Meta:
+        ordering = ["study_id", "name"]
+        verbose_name = "LLM judge"
+        constraints = [models.UniqueConstraint(fields=["study", "name"], name="llmjudge_unique_name_per_study")]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.name}"
+
+
+class JudgeAnswer(models.Model):
+    """One answer of an :class:`LLMJudge` to one item, stored as an annotator's answer is (``Judgment.answer``)."""
+
+    judge = models.ForeignKey(LLMJudge, on_delete=models.CASCADE, related_name="answers",
+                              help_text="The judge that gave the answer.")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="judge_answers",
+                             help_text="The item answered.")
+    answer = models.JSONField(help_text="The answer in the protocol's stored form (candidate pks as keys), as the "
+                                        "protocol's validate_answer returned it.")
+    line = models.PositiveIntegerField(help_text="The line of the imported file the answer came from.")
+
+    class Meta:
+        ordering = ["judge_id", "item_id"]
+        constraints = [models.UniqueConstraint(fields=["judge", "item"], name="judgeanswer_unique_item")]
+
+    def __str__(self) -> str:
+        return f"{self.judge.name}:{self.item_id}"
+
+
 class JobKind(models.TextChoices):
     EVALUATE = "evaluate", "Run built-in evaluators"
     IMPORT_SCORES = "import_scores", "Import a score file"

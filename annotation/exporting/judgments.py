@@ -107,34 +107,47 @@ def _judgment_rows(study: Study, *, history: bool) -> Iterator[dict[str, Any]]:
         ext, doc, phenomenon, item_spam = items[item_id]
         code, excluded, pilot = annotators[annotator_id]
         screen = {pk: k for k, pk in enumerate(order or [], start=1)}
-        ranks = answer.get("ranks") or {}
-        choice = answer.get("choice")
-        chosen_pk = choice.get("candidate") if isinstance(choice, dict) else None
-        if chosen_pk is not None:
-            choice_value = system_of.get(chosen_pk)
-        elif isinstance(choice, dict):
-            choice_value = choice.get("option")
-        else:
-            choice_value = None
-        labels = answer.get("labels")
-        label = "+".join(labels) if labels else None
-        annotations = answer.get("annotations") or {}
         prefill = answer.get("prefill") if suggested else None
-        for pk, system, is_ref, cand_spam in candidates.get(item_id, []):
+        cands = candidates.get(item_id, [])
+        for (pk, system, is_ref, cand_spam), cells in zip(cands, answer_cells(answer, [c[0] for c in cands],
+                                                                              system_of)):
             yield {
                 "study": study.slug, "item": ext, "document": doc, "annotator": code, "system": system,
-                "is_reference": is_ref, "is_spam": item_spam, "rank": ranks.get(str(pk)),
-                "choice": choice_value, "label": label, "screen_position": screen.get(pk),
+                "is_reference": is_ref, "is_spam": item_spam, "rank": cells["rank"],
+                "choice": cells["choice"], "label": cells["label"], "screen_position": screen.get(pk),
                 "started_at": started, "submitted_at": submitted, "duration_ms": duration,
                 "is_spam_candidate": cand_spam, "judgment": public_id, "revision": revision,
                 "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
-                "chosen": (chosen_pk == pk) if choice is not None else None, "excluded": excluded,
-                "pilot": pilot, "client_duration_ms": client_duration,
-                **_span_cells(annotations.get(str(pk))), "control_error": controls.get(item_id),
+                "chosen": cells["chosen"], "excluded": excluded, "pilot": pilot, "client_duration_ms": client_duration,
+                "score": cells["score"], "spans": cells["spans"], "control_error": controls.get(item_id),
                 "assisted": prefill.get("assisted") if isinstance(prefill, dict) else None,
                 "suggestions": (json.dumps(candidate_suggestions(answer, suggested.get(pk, [])), ensure_ascii=False,
                                            separators=(",", ":")) if suggested else None),
             }
+
+
+def answer_cells(answer: dict[str, Any], candidates: list[int], system_of: dict[int, str]) -> list[dict[str, Any]]:
+    """The answer columns (``rank``, ``choice``, ``label``, ``chosen``, ``score``, ``spans``) of a stored answer,
+    one dict per candidate pk of ``candidates`` in that order (``system_of``: candidate pk → system name).
+
+    Shared by the export and by whatever else turns a stored answer into export rows (an LLM judge's answers,
+    evaluators/judges/), so both read an answer the same way.
+    """
+    ranks = answer.get("ranks") or {}
+    choice = answer.get("choice")
+    chosen_pk = choice.get("candidate") if isinstance(choice, dict) else None
+    if chosen_pk is not None:
+        choice_value = system_of.get(chosen_pk)
+    elif isinstance(choice, dict):
+        choice_value = choice.get("option")
+    else:
+        choice_value = None
+    labels = answer.get("labels")
+    label = "+".join(labels) if labels else None
+    annotations = answer.get("annotations") or {}
+    return [{"rank": ranks.get(str(pk)), "choice": choice_value, "label": label,
+             "chosen": (chosen_pk == pk) if choice is not None else None,
+             **_span_cells(annotations.get(str(pk)))} for pk in candidates]
 
 
 def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:

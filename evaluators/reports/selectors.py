@@ -19,6 +19,8 @@ from django.db.models import Count, Max
 from annotation.models import Judgment
 from studies.models import Study
 
+from evaluators.models import LLMJudge
+from evaluators.reports import judges as judge_reports
 from evaluators.reports import study_stats
 
 CACHE_SECONDS = 600
@@ -43,3 +45,19 @@ def study_report_cached(*, study: Study, options: dict[str, Any]) -> dict:
         report = study_stats.study_report(study, **options)
         cache.set(key, report, CACHE_SECONDS)
     return report
+
+
+def judges_report_cached(*, study: Study, options: dict[str, Any]) -> dict | None:
+    """:func:`evaluators.reports.judges.judges_report` beside the cached study report (whose human ranking it
+    shows the judges' beside), cached until the judgments or a judge change; None when the study has no judge."""
+    stored = list(LLMJudge.objects.filter(study=study).order_by("name").values_list("pk", "sha256", "imported_at"))
+    if not stored:
+        return None
+    key = "judges-report:" + hashlib.sha256(
+        json.dumps([_data_version(study), stored, options], sort_keys=True, default=str).encode()).hexdigest()
+    block = cache.get(key)
+    if block is None:
+        report = study_report_cached(study=study, options=options)
+        block = judge_reports.judges_report(study, options=options, human_ranking=report.get("ranking"))
+        cache.set(key, block, CACHE_SECONDS)
+    return block

@@ -360,7 +360,7 @@ def _check_policies(policies: dict[str, str]) -> None:
             raise ReportError(f"{name}: {value!r} is not one of {', '.join(POLICY_CHOICES[name])}")
 
 
-def _pilot_policy(frame: pd.DataFrame, pilot: str) -> tuple[pd.DataFrame, int]:
+def pilot_policy(frame: pd.DataFrame, pilot: str) -> tuple[pd.DataFrame, int]:
     """The frame without pilot judgments when ``pilot=drop``, and how many judgments that dropped."""
     if pilot != "drop" or "pilot" not in frame.columns:
         return frame, 0
@@ -397,7 +397,7 @@ def report_from_frame(
                      "ranking_coding": ranking_coding})
     spec = _spec(protocol)
     notes: list[str] = []
-    frame, n_pilot = _pilot_policy(frame, pilot)
+    frame, n_pilot = pilot_policy(frame, pilot)
     if spec.per_candidate_annotations:
         span = _span_report(frame, study=study, protocol=protocol, spam=spam, excluded=excluded, pilot=pilot,
                             n_pilot=n_pilot, weights=weights, seed=seed, n_boot=n_boot, notes=notes, **span_options)
@@ -645,10 +645,18 @@ def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", exclude
     """
     _check_policies({"ties": ties, "spam": spam, "excluded": excluded, "pilot": pilot,
                      "ranking_coding": ranking_coding})
-    frame = _pilot_policy(stats_frame(study_export_frame(study), source=f"study {study.slug}")[0], pilot)[0]
+    frame = pilot_policy(stats_frame(study_export_frame(study), source=f"study {study.slug}")[0], pilot)[0]
+    return frame_ratings(frame, study.protocol, uses_spans=study.uses_spans, ties=ties, spam=spam, excluded=excluded,
+                         ranking_coding=ranking_coding)
+
+
+def frame_ratings(frame: pd.DataFrame, protocol: str, *, uses_spans: bool, ties: str = "keep", spam: str = "drop",
+                  excluded: str = "drop", ranking_coding: str = "system") -> pd.DataFrame:
+    """:func:`study_ratings` of a stats frame (pilot policy applied already): the report's agreement units,
+    columns ``item`` (the unit), ``rater``, ``label``, ``phenomenon``."""
     if frame.empty:
         return pd.DataFrame(columns=["item", "rater", "label", "phenomenon"])
-    if _spec(study.protocol).per_candidate_annotations:
+    if _spec(protocol).per_candidate_annotations:
         # The span report's units: item|system, the worst severity marked (or the score band for DA).
         try:
             ratings = sr.span_ratings(frame)
@@ -658,6 +666,34 @@ def study_ratings(study: Any, *, ties: str = "keep", spam: str = "drop", exclude
             ratings = ratings[~ratings["excluded"].astype(bool)]
         if spam == "drop":
             ratings = ratings[~ratings["is_spam_item"].astype(bool)]
-        return sr.agreement_ratings(ratings, study.protocol, study.uses_spans)[["item", "rater", "label", "phenomenon"]]
-    ratings = _ratings(frame, study.protocol, ties=ties, spam=spam, excluded=excluded, ranking_coding=ranking_coding)[0]
+        return sr.agreement_ratings(ratings, protocol, uses_spans)[["item", "rater", "label", "phenomenon"]]
+    ratings = _ratings(frame, protocol, ties=ties, spam=spam, excluded=excluded, ranking_coding=ranking_coding)[0]
     return ratings[["item", "rater", "label", "phenomenon"]]
+
+
+def frame_ranking(frame: pd.DataFrame, protocol: str, *, uses_spans: bool, spam: str = "drop", excluded: str = "drop",
+                  ranking_coding: str = "system", seed: int = 0, n_boot: int = 1000,
+                  mqm_weights: dict[str, Any] | None = None, ranking_order: str = "raw", **_: Any) -> dict | None:
+    """The ``ranking`` block the report computes, on any stats frame (pilot policy applied already): the same
+    procedure whoever answered (an LLM judge's answers, evaluators/reports/judges.py); None without one."""
+    notes: list[str] = []
+    spec = _spec(protocol)
+    if spec.per_candidate_annotations:
+        try:
+            ratings = sr.span_ratings(frame)
+        except ValueError as exc:
+            raise ReportError(str(exc)) from None
+        if excluded == "drop":
+            ratings = ratings[~ratings["excluded"].astype(bool)]
+        real = ratings[~ratings["is_spam_item"].astype(bool)]
+        if real.empty:
+            return None
+        scheme = sr.weights_from(mqm_weights)
+        references = set(real.loc[real["is_reference"].astype(bool), "system"])
+        return sr.ranking_block(sr.segment_scores(real, protocol, scheme), protocol, scheme, references=references,
+                                seed=seed, n_boot=n_boot, order=ranking_order)
+    keep = _convert(frame, protocol, ties="keep", spam=spam, excluded=excluded, ranking_coding=ranking_coding)[0]
+    pairs = spec.pairs_from_ratings(keep, spam=spam, ranking_coding=ranking_coding)
+    if pairs is None:
+        pairs = _pairs(frame, protocol, excluded=excluded)
+    return _ranking(pairs, protocol, seed=seed, n_boot=n_boot, notes=notes)

@@ -43,6 +43,8 @@ from evaluators.jobs import DEFAULT_COMPARISON, comparison_or_job, job_submit, s
 from evaluators.metrics.scores import ScoreFileError, scores_import
 from evaluators.metrics.study_corpus import study_references
 from evaluators.models import EvaluationJob, JobKind
+from evaluators.reports.study_stats import report_options
+from research.views.judges import judges_context
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -162,6 +164,8 @@ def _page(request: HttpRequest, study: Study, *, run_form: EvaluatorRunForm | No
         "import_form": import_form or ScoreImportForm(), "study_references": references,
         "import_errors": import_errors or [],
         "readiness": study_compare_readiness(study=study),
+        # The report's default policies: the block is the report page's, computed once for both.
+        "judges": judges_context(request, study, report_options({})[0]),
         **_jobs_context(study),
     }, status=status_code)
 

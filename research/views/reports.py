@@ -28,6 +28,7 @@ from evaluators.reports import paper
 from evaluators.reports import span_page, span_svg
 from evaluators.reports.tables import TABLES, ties_label
 from evaluators.reports.text import COEFFICIENT_NAMES, coefficient_name
+from research.views.judges import judges_context
 
 #: Every download: the summary tables plus the ratings actually used.
 DOWNLOADS = (*TABLES, "ratings")
@@ -174,7 +175,8 @@ def report(request: HttpRequest, slug: str) -> HttpResponse:
     except study_stats.ReportError as exc:
         return render(request, "evaluators/report_error.html",
                       {"study": study, "errors": {"study": [str(exc)]}, "options": options}, status=400)
-    return render(request, "evaluators/report.html", _context(study, data, options))
+    return render(request, "evaluators/report.html",
+                  {**_context(study, data, options), "judges": judges_context(request, study, options)})
 
 
 @require_GET

@@ -21,7 +21,7 @@ from studies.models import AuditEvent, Study
 ACTIONS = (
     "status_changed", "settings_changed", "invited", "excluded", "included", "study_imported",
     "judgments_exported", "scores_imported", "prefill_imported", "api_token_created", "member_added", "member_changed",
-    "member_removed", "completion_code_shown",
+    "member_removed", "completion_code_shown", "judge_imported",
 )
 
 #: The export's columns (export_judgments SLUG --audit).

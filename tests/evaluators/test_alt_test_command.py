@@ -132,3 +132,47 @@ def test_the_pure_function_and_the_command_agree_on_the_dropped(tmp_path: Path) 
     report = run("--ratings", str(ratings), "--item", "item", "--rater", "rater", "--label", "label",
                  "--judges", str(judges))
     assert report["judges"][0]["dropped_instances"] == len(result.dropped_instances)
+
+
+@pytest.mark.django_db
+def test_stored_judges_are_used_without_judges_file(tmp_path: Path) -> None:
+    study = make_study(slug="js", protocol="judgment", n_items=12, n_candidates=1, phenomena=("a", "b"),
+                       settings={"labels": ["correct", "wrong"], "redundancy": 3, "spam_rate": 0.0})
+    answer_all(study, annotators_create(study=study, count=3))
+    with pytest.raises(CommandError, match="--judges: study js has no judge stored with import_judge"):
+        call_command("alt_test", "--slug", "js", stdout=io.StringIO())
+    path = _judge_of_first_annotator(tmp_path, study)
+    from_file = run("--slug", "js", "--judges", str(path), "--min-instances", "5")
+    stored = tmp_path / "copy.jsonl"
+    stored.write_text("".join(json.dumps({"item": line.split(",")[1], "label": line.split(",")[2]}) + "\n"
+                              for line in path.read_text(encoding="utf-8").splitlines()[1:]), encoding="utf-8")
+    call_command("import_judge", "js", str(stored), "--name", "copy", stdout=io.StringIO())
+    assert run("--slug", "js", "--min-instances", "5") == from_file
+    per_a = run("--slug", "js", "--min-instances", "2", "--phenomenon", "a")
+    assert per_a["source"] == "study js, phenomenon a"
+    assert all(a["instances"] == 6 for a in per_a["judges"][0]["per_annotator"])
+    assert per_a == run("--slug", "js", "--judges", str(path), "--min-instances", "2", "--phenomenon", "a")
+    with pytest.raises(CommandError, match=r"--phenomenon: no instance of phenomenon 'c' in study js \(phenomena: a, b\)"):
+        call_command("alt_test", "--slug", "js", "--phenomenon", "c", stdout=io.StringIO())
+    ratings, judges = write_run(tmp_path, RUNS[:1])
+    with pytest.raises(CommandError, match="--phenomenon: only with --slug"):
+        call_command("alt_test", "--ratings", str(ratings), "--item", "item", "--rater", "rater", "--label", "label",
+                     "--judges", str(judges), "--phenomenon", "a", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="--judges: needed with --ratings"):
+        call_command("alt_test", "--ratings", str(ratings), "--item", "item", "--rater", "rater", "--label", "label",
+                     stdout=io.StringIO())
+
+
+@pytest.mark.django_db
+def test_pilot_annotators_kept_or_dropped(tmp_path: Path) -> None:
+    study = make_study(slug="jp", protocol="judgment", n_items=8, n_candidates=1,
+                       settings={"labels": ["correct", "wrong"], "redundancy": 4, "spam_rate": 0.0})
+    answer_all(study, annotators_create(study=study, count=3))
+    pilot = annotators_create(study=study, count=1)[0]
+    answer_all(study, [pilot])
+    type(pilot).objects.filter(pk=pilot.pk).update(is_pilot=True)
+    path = _judge_of_first_annotator(tmp_path, study)
+    kept = run("--slug", "jp", "--judges", str(path), "--min-instances", "5")
+    dropped = run("--slug", "jp", "--judges", str(path), "--min-instances", "5", "--pilot", "drop")
+    assert kept["annotators"] == 4 and dropped["annotators"] == 3
+    assert pilot.code not in {a["annotator"] for a in dropped["judges"][0]["per_annotator"]}

@@ -7,6 +7,7 @@ is a manager without a membership row; the superuser may do everything.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.exporting.judgments import FORMATS
+from evaluators.judges.importing import judge_import
 from evaluators.reports.paper import TABLE_NAMES
 from evaluators.reports.tables import TABLES
 from studies.access import rules as access
@@ -56,8 +58,12 @@ def expected(persona_name: str, action: str) -> int:
 
 @pytest.fixture
 def study() -> Study:
-    """A judged ranking study (spam items, ties, phenomena), owned by the owner persona (tests/factories.py)."""
-    return ranking_study("ps", n_items=6, n_annotators=2)
+    """A judged ranking study (spam items, ties, phenomena) with an LLM judge, owned by the owner persona
+    (tests/factories.py)."""
+    study = ranking_study("ps", n_items=6, n_annotators=2)
+    lines = [json.dumps({"item": f"ext-{i}", "ranks": {"reference": 1, "sys1": 2, "sys2": 3}}) for i in range(6)]
+    judge_import(study=study, name="gpt", file_name="gpt.jsonl", content="\n".join(lines) + "\n")
+    return study
 
 
 def _annotator_code(study: Study) -> str:
@@ -89,6 +95,8 @@ GETS = [
     Endpoint("studies:detail", "view"),
     Endpoint("evaluators:report", "report"),
     Endpoint("evaluators:report-json", "report"),
+    Endpoint("evaluators:report-judges-json", "report"),
+    Endpoint("evaluators:report-judge-labels", "export", lambda s: [s.slug, s.llm_judges.get().pk], label="judge.jsonl"),
     Endpoint("evaluators:report-plan", "report"),
     *[Endpoint("evaluators:report-csv", "report", slug_and(t), label=f"{t}.csv") for t in TABLES],
     Endpoint("evaluators:report-csv", "export", slug_and("ratings"), label="ratings.csv"),

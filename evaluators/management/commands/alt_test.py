@@ -14,17 +14,15 @@ from typing import Any
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.reports.study_stats import ReportError, stats_frame, study_export_frame
+from evaluators.judges.rows import RATER_PREFIX, judge_rows, study_judges
+from evaluators.reports.judges import STUDY_LABELS, alt_test_labels, result_json
+from evaluators.reports.study_stats import (NO_PHENOMENON, REPORT_COLUMNS, ReportError, pilot_policy, stats_frame,
+                                            study_export_frame)
 from evaluators.stats.alt_test import (
     EPSILON, MIN_HUMANS_PER_INSTANCE, MIN_INSTANCES_PER_HUMAN, Q, SCORINGS, AltTestError, AltTestResult, alt_test,
-    finite_or_none,
 )
 from studies.access import rules as access
 from studies.cli import read_text_file
-
-#: What a study's label is, by its answer column: judgment labels and choices are categories (accuracy),
-#: 0–100 scores numbers (neg_rmse); an instance is an item, or an item's candidate where each gets a score.
-STUDY_LABELS = {"label": "accuracy", "choice": "accuracy", "score": "neg_rmse"}
 
 
 def _fail(message: str) -> CommandError:
@@ -75,8 +73,14 @@ class Command(BaseCommand):
         parser.add_argument("--item", metavar="COL", help="--ratings: the column of the instance id.")
         parser.add_argument("--rater", metavar="COL", help="--ratings: the column of the annotator.")
         parser.add_argument("--label", metavar="COL", help="--ratings: the column of the label.")
-        parser.add_argument("--judges", metavar="FILE", required=True,
-                            help="A long CSV judge,item,label: each judge's label of each instance.")
+        parser.add_argument("--judges", metavar="FILE",
+                            help="A long CSV judge,item,label: each judge's label of each instance. Without it, "
+                                 "--slug uses the judges stored with import_judge.")
+        parser.add_argument("--phenomenon", metavar="NAME",
+                            help="--slug: only the instances of items of this phenomenon.")
+        parser.add_argument("--pilot", choices=("keep", "drop"), default="keep",
+                            help="--slug: pilot annotators' judgments kept (default) or dropped (the report's "
+                                 "alt-test drops them).")
         parser.add_argument("--scoring", choices=SCORINGS,
                             help="accuracy (categories; default for --ratings and label/choice studies) or neg_rmse "
                                  "(numbers; default for score studies).")
@@ -99,13 +103,24 @@ class Command(BaseCommand):
             raise _fail("--min-annotators: at least 2 (one is left out, the others are the reference)")
         if opts["min_instances"] < 2:
             raise _fail("--min-instances: at least 2 (a t-test needs two instances)")
+        if not opts["slug"] and opts["phenomenon"] is not None:
+            raise _fail("--phenomenon: only with --slug (a study's items carry their phenomenon)")
+        stored: dict[str, dict[str, Any]] | None = None
         if opts["slug"]:
-            humans, default_scoring, source = self._from_study(opts)
+            humans, default_scoring, source, stored = self._from_study(opts)
         else:
+            if not opts["judges"]:
+                raise _fail("--judges: needed with --ratings (a long CSV judge,item,label)")
             humans, source = self._from_csv(opts), f"ratings {opts['ratings']}"
             default_scoring = "accuracy"
         scoring = opts["scoring"] or default_scoring
-        judges = self._judges(opts["judges"], numeric=scoring == "neg_rmse")
+        if stored is not None:
+            judges = stored
+            if scoring == "neg_rmse":
+                judges = {j: {i: _label(str(v), True, f"judge {j!r}, item {i!r}") for i, v in labels.items()}
+                          for j, labels in judges.items()}
+        else:
+            judges = self._judges(opts["judges"], numeric=scoring == "neg_rmse")
         if scoring == "neg_rmse":
             humans = {h: {i: _label(str(v), True, f"{source}: annotator {h!r}, item {i!r}") for i, v in labels.items()}
                       for h, labels in humans.items()}
@@ -117,11 +132,12 @@ class Command(BaseCommand):
                                                min_instances_per_human=opts["min_instances"])))
             except AltTestError as exc:
                 raise _fail(f"judge {name!r}: {exc}") from None
-        report = {"source": source, "scoring": scoring, "epsilon": opts["epsilon"], "q": opts["q"],
+        report = {"source": source + (f", phenomenon {opts['phenomenon']}" if opts["phenomenon"] is not None else ""),
+                  "scoring": scoring, "epsilon": opts["epsilon"], "q": opts["q"],
                   "min_annotators_per_instance": opts["min_annotators"],
                   "min_instances_per_annotator": opts["min_instances"],
                   "annotators": len(humans),
-                  "judges": [_judge_json(name, r) for name, r in results]}
+                  "judges": [result_json(name, r) for name, r in results]}
         if opts["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False, allow_nan=False))
             return
@@ -140,27 +156,45 @@ class Command(BaseCommand):
             humans.setdefault(rater, {})[item] = row[columns["label"]]
         return humans
 
-    def _from_study(self, opts: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], str, str]:
+    def _from_study(self, opts: dict[str, Any]
+                    ) -> tuple[dict[str, dict[str, Any]], str, str, dict[str, dict[str, Any]] | None]:
+        """The annotators' labels, the default scoring, the source's name, and the stored judges' labels (None with
+        --judges FILE)."""
         study = access.command_study(opts["slug"], access.command_user(opts["user"]), "report",
                                      not_found=f"--slug: no study {opts['slug']!r}")
         try:
             frame, _slug, _protocol = stats_frame(study_export_frame(study), source=f"study {study.slug}")
         except ReportError as exc:
             raise _fail(str(exc)) from None
-        column = study.spec.answer_column
-        if column not in STUDY_LABELS:
+        frame = pilot_policy(frame, opts["pilot"])[0]
+        if opts["judges"] and study.spec.answer_column not in STUDY_LABELS:
             raise _fail(f"--slug: a {study.protocol} study has no single label per item and annotator "
-                        f"(labels: judgment, choice; scores: ESA, DA, pairwise); use --ratings")
-        frame = frame[~_flag(frame, "is_spam_item") & ~_flag(frame, "excluded")]
-        per_candidate = column == "score"
-        humans: dict[str, dict[str, Any]] = {}
-        for row in frame.itertuples(index=False):
-            value = getattr(row, column)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                continue
-            instance = f"{row.item}|{row.system}" if per_candidate else str(row.item)
-            humans.setdefault(str(row.annotator), {})[instance] = value if per_candidate else str(value)
-        return humans, STUDY_LABELS[column], f"study {study.slug}"
+                        f"(labels: judgment, choice; scores: ESA, DA, pairwise); use --ratings, or judges stored "
+                        f"with import_judge (their labels are the report's agreement units)")
+        humans, scoring, phenomena = alt_test_labels(frame, study.protocol, uses_spans=study.uses_spans)
+        judges: dict[str, dict[str, Any]] | None = None
+        if not opts["judges"]:
+            stored = study_judges(study)
+            if not stored:
+                raise _fail(f"--judges: study {study.slug} has no judge stored with import_judge; give --judges FILE")
+            rows = pd.DataFrame.from_records(list(judge_rows(study, stored)), columns=list(REPORT_COLUMNS))
+            judge_frame = stats_frame(rows, source=f"study {study.slug} (judges)")[0]
+            labels, _, judge_phenomena = alt_test_labels(judge_frame, study.protocol, uses_spans=study.uses_spans)
+            phenomena = {**judge_phenomena, **phenomena}
+            judges = {j.name: labels.get(RATER_PREFIX + j.name, {}) for j in stored}
+        wanted = opts["phenomenon"]
+        if wanted is not None:
+            known = sorted(set(phenomena.values()) - {NO_PHENOMENON})
+            if wanted not in known:
+                raise _fail(f"--phenomenon: no instance of phenomenon {wanted!r} in study {study.slug} "
+                            f"(phenomena: {', '.join(known) or 'none'})")
+            humans = {h: {i: v for i, v in labels.items() if phenomena.get(i) == wanted}
+                      for h, labels in humans.items()}
+            humans = {h: labels for h, labels in humans.items() if labels}
+            if judges is not None:  # a judges file's other instances are never used: no annotator rated them here
+                judges = {j: {i: v for i, v in labels.items() if phenomena.get(i) == wanted}
+                          for j, labels in judges.items()}
+        return humans, scoring, f"study {study.slug}", judges
 
     def _judges(self, path: str, *, numeric: bool) -> dict[str, dict[str, Any]]:
         judges: dict[str, dict[str, Any]] = {}
@@ -190,18 +224,3 @@ class Command(BaseCommand):
             if judge["dropped_instances"]:
                 out(f"  {judge['dropped_instances']} instance(s) left out: too few annotators or no label of the judge")
 
-
-def _flag(frame: pd.DataFrame, column: str) -> pd.Series:
-    if column not in frame.columns:
-        return pd.Series(False, index=frame.index)
-    return frame[column].fillna(False).astype(bool)
-
-
-def _judge_json(name: str, result: AltTestResult) -> dict[str, Any]:
-    return {"judge": name, "winning_rate": result.winning_rate,
-            "advantage_probability": result.advantage_probability, "passed": result.passed,
-            "per_annotator": [{"annotator": str(a.annotator), "instances": a.instances,
-                               "p_value": finite_or_none(a.p_value), "rejected": a.rejected,
-                               "advantage_probability": a.advantage_probability} for a in result.per_annotator],
-            "dropped_annotators": [{"annotator": str(a), "instances": n} for a, n in result.dropped_annotators],
-            "dropped_instances": len(result.dropped_instances)}

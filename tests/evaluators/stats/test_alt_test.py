@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control
 
-from evaluators.stats.alt_test import AltTestError, alt_test, benjamini_yekutieli
+from evaluators.stats.alt_test import AltTestError, accuracy, alt_test, benjamini_yekutieli
 
 REF = json.loads((Path(__file__).with_name("data") / "alt_test_ref.json").read_text(encoding="utf-8"))
 RUNS = REF["runs"]
@@ -88,3 +88,14 @@ def test_per_annotator_p_values_and_rejections_equal_the_authors(name: str, case
     assert result.passed == ref["passed"]
     assert [list(s) for s in result.dropped_annotators] == ref["skipped"]
     assert len(result.dropped_instances) == ref["n_dropped_items"]
+
+
+def test_accuracy_is_the_notebook_s_mean_to_the_last_bit() -> None:
+    """``accuracy`` counts instead of calling np.mean per instance (the report runs it on every unit); the float
+    is the same: an exact integer sum divided once."""
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        others = list(rng.integers(0, 4, size=int(rng.integers(1, 40))))
+        label = int(rng.integers(0, 4))
+        assert accuracy(label, others) == float(np.mean([label == o for o in others]))
+        assert accuracy(str(label), [str(o) for o in others]) == float(np.mean([label == o for o in others]))
