@@ -107,6 +107,7 @@ GETS = [
     Endpoint("studies:annotator", "quality", lambda s: [s.slug, _annotator_code(s)]),
     Endpoint("compare-report", "compare"),
     Endpoint("compare-jobs", "compare"),
+    Endpoint("compare-detail", "compare", slug_and("williams"), label="compare-detail williams"),
     *[Endpoint("studies:export", "export", slug_and(f), label=f"export.{f}") for f in FORMATS],
     Endpoint("studies:links-csv", "invite"),
     Endpoint("api-study-judgments", "export", api=True),
