@@ -10,6 +10,6 @@ class EvaluatorsConfig(AppConfig):
         # The hand-out (annotation) may not import evaluators: it calls the refresher it is given here after
         # each judgment of an adaptive study (annotation/handout/allocation.py).
         from annotation.handout.allocation import register_refresher  # imports models: only once apps are ready
-        from evaluators.live_allocation import allocation_refresh_due
+        from evaluators.live_allocation import allocation_refresh_after_judgment
 
-        register_refresher(allocation_refresh_due)
+        register_refresher(allocation_refresh_after_judgment)
