@@ -295,19 +295,28 @@ def study_judgments_ordered(study_id: int) -> None:
 
 @lru_cache(maxsize=None)
 def _judgments_after_sql(vendor: str) -> str:
-    # The new judgments are found by their ids (the primary key's range: a few rows), then joined; the unary
-    # plus keeps SQLite's planner from starting at the study's items instead (every item of the study). The
-    # study's excluded annotators come in the same statement (the rows with a null judgment id), so both are
-    # read from one snapshot.
+    # The new judgments are found by their ids (the primary key's range: a few rows), then joined. Both planners
+    # would rather start at the study's items (every item of the study) without statistics, or with stale ones:
+    # PostgreSQL is held to the id range by a materialised CTE, SQLite by the unary plus on the item's study
+    # (which keeps its index out of the plan). The study's excluded annotators come in the same statement (the
+    # rows with a null judgment id), so both are read from one snapshot.
+    if vendor == "postgresql":
+        source = (f"(WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
+                  f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
+                  f"WHERE {_q('id')} > %s AND {_col(Judgment, 'is_current')} = %s) SELECT * FROM recent) j")
+        where = f"i.{_col(Item, 'study')} = %s"
+    else:
+        source = f"{_table(Judgment)} j"
+        where = (f"j.{_q('id')} > %s AND j.{_col(Judgment, 'is_current')} = %s "
+                 f"AND +i.{_col(Item, 'study')} = %s")
     return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, a.{_col(Annotator, 'excluded')}, "
             f"j.{_col(Judgment, 'answer')}, c.{_q('id')}, c.{_col(Candidate, 'system')} "
-            f"FROM {_table(Judgment)} j "
+            f"FROM {source} "
             f"JOIN {_table(Assignment)} g ON g.{_q('id')} = j.{_col(Judgment, 'assignment')} "
             f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
             f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
             f"JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item')} = i.{_q('id')} "
-            f"WHERE j.{_q('id')} > %s AND j.{_col(Judgment, 'is_current')} = %s "
-            f"AND +i.{_col(Item, 'study')} = %s AND i.{_col(Item, 'is_spam')} = %s "
+            f"WHERE {where} AND i.{_col(Item, 'is_spam')} = %s "
             f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')}, NULL FROM {_table(Annotator)} x "
             f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s "
             f"ORDER BY 1, 5")
