@@ -8,15 +8,15 @@ if TYPE_CHECKING:
     from studies.models import Study
 
 
-def _allocation_refresh_due(study: Study) -> dict[str, Any] | None:
-    """``evaluators.live_allocation.allocation_refresh_due``, imported on the first adaptive judgment.
+def _allocation_refresh(study: Study) -> dict[str, Any] | None:
+    """``evaluators.live_allocation.allocation_refresh_after_judgment``, imported on the first adaptive judgment.
 
     Importing it at start-up pulled the statistics core (pandas, SciPy, irrCAC: ~0.8 s of CPU) into every
     process and command, most of which never hand out an adaptive study's work.
     """
-    from evaluators.live_allocation import allocation_refresh_due
+    from evaluators.live_allocation import allocation_refresh_after_judgment
 
-    return allocation_refresh_due(study)
+    return allocation_refresh_after_judgment(study)
 
 
 class EvaluatorsConfig(AppConfig):
@@ -29,4 +29,4 @@ class EvaluatorsConfig(AppConfig):
         # each judgment of an adaptive study (annotation/handout/allocation.py).
         from annotation.handout.allocation import register_refresher  # imports models: only once apps are ready
 
-        register_refresher(_allocation_refresh_due)
+        register_refresher(_allocation_refresh)

@@ -6,8 +6,14 @@ Waudby-Smith & Ramdas 2024, Bonferroni over the pairs) and writes the result to
 ``Study.allocation_state``: the pairs' decisions, the still-open target pairs, whether the study is
 settled and the judgments it is expected to need still. The hand-out (``annotation.handout.allocation``)
 reads that state and never imports this module: ``EvaluatorsConfig.ready`` registers
-:func:`allocation_refresh` as the hook the hand-out calls after each judgment of an adaptive study
-(the layers' direction stays research → evaluators → annotation → studies).
+:func:`allocation_refresh_after_judgment` as the hook the hand-out calls after each judgment of an adaptive
+study (the layers' direction stays research → evaluators → annotation → studies).
+
+After a judgment the state is not recomputed from every judgment: a :class:`Tally` (the sequences after the
+judgments up to a watermark, the highest judgment id read) is kept in the cache and extended with the
+judgments stored since, which gives the full recomputation's arrays exactly (the same observations in the
+same order); whatever would break that (a revision, a change of the excluded annotators, other settings)
+makes the refresh rebuild from all the judgments instead.
 
 One observation per judgment: an annotator's scores of an item's candidates give each pair of systems
 on the item one paired difference. The judgments of one item by several annotators are separate
@@ -16,19 +22,26 @@ a deterministic function of the judgments in storage order, so any process can r
 """
 from __future__ import annotations
 
+import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.db.models import Q
+from django.utils import timezone
 
+from annotation.handout import statements
 from annotation.models import Judgment
 from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
-from evaluators.stats.sequential import OPEN, PairwiseSequences, SequentialConfig
+from evaluators.stats.sequential import PairwiseSequences, SequentialConfig
 from evaluators.reports.span_report import weights_from
 from studies.definition.allocation import MQM_CAP, is_adaptive, score_range
-from studies.models import Candidate, Study
+from studies.lifecycle.stages import study_close_when_settled
+from studies.models import Candidate, Status, Study
 
 
 def _scorer(study: Study) -> tuple[tuple[float, float], Callable[[dict[str, Any]], float | None]] | None:
@@ -58,53 +71,240 @@ def _scorer(study: Study) -> tuple[tuple[float, float], Callable[[dict[str, Any]
     return scale, mqm
 
 
-def _judgment_scores(study: Study, score_of: Callable[[dict[str, Any]], float | None],
-                     ) -> tuple[list[str], list[np.ndarray], int]:
-    """The study's systems (sorted); per counted judgment in storage order, the scores by system (NaN: absent);
-    and the highest judgment id read (excluded annotators' too: the watermark of what this read saw)."""
-    candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
-                      .values_list("pk", "system"))
-    systems = sorted({system for _, system in candidates})
-    index = {system: k for k, system in enumerate(systems)}
-    column = {str(pk): index[system] for pk, system in candidates}
-    answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False, is_current=True)
-               .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer"))
+def _rows(answers: Any, column: dict[str, int], n_systems: int, score_of: Callable[[dict[str, Any]], float | None],
+          ) -> tuple[list[np.ndarray], int]:
+    """Per counted judgment of ``answers`` ((id, excluded, answer) in id order), its scores by system (NaN:
+    absent); and the highest judgment id read (excluded annotators' too: the watermark of what was read)."""
     rows = []
     watermark = 0
-    for pk, excluded, answer in answers.iterator():
+    for pk, excluded, answer in answers:
         watermark = max(watermark, pk)
         if excluded:
             continue
-        scores = np.full(len(systems), math.nan)
+        scores = np.full(n_systems, math.nan)
         for key, entry in (answer or {}).get("annotations", {}).items():
             score = score_of(entry) if isinstance(entry, dict) else None
             if key in column and score is not None:
                 scores[column[key]] = score
         rows.append(scores)
-    return systems, rows, watermark
+    return rows, watermark
 
 
-def allocation_state(study: Study) -> dict[str, Any]:
-    """The adaptive allocation's state of ``study`` from its judgments (``{}`` for a uniform study)."""
-    if not is_adaptive(study.allocation):
-        return {}
+def _judgment_scores(study: Study, score_of: Callable[[dict[str, Any]], float | None],
+                     ) -> tuple[list[str], bool, list[np.ndarray], int]:
+    """The study's systems (sorted) and whether every real item holds all of them; per counted judgment in
+    storage order, the scores by system (NaN: absent); and the highest judgment id read (excluded annotators'
+    too: the watermark of what this read saw)."""
+    candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
+                      .values_list("pk", "item_id", "system"))
+    systems = sorted({system for _, _, system in candidates})
+    held: dict[int, set[str]] = {}
+    for _, item, system in candidates:
+        held.setdefault(item, set()).add(system)
+    complete = all(len(present) == len(systems) for present in held.values())
+    index = {system: k for k, system in enumerate(systems)}
+    column = {str(pk): index[system] for pk, _, system in candidates}
+    answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False, is_current=True)
+               .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer"))
+    rows, watermark = _rows(answers.iterator(), column, len(systems), score_of)
+    return systems, complete, rows, watermark
+
+
+@dataclass
+class Tally:
+    """A study's confidence sequences after its counted judgments up to ``watermark``: what a refresh extends.
+
+    ``key`` is everything else the sequences depend on (the study's creation time, protocol, score range, α,
+    minimum effect, MQM weights);
+    ``excluded`` the annotators left out when the judgments were read; ``complete``: every real item holds
+    every system. The sequences are those of the full recomputation after the same judgments in the same
+    order, so extending a tally with the judgments stored after its watermark gives the full recomputation's
+    arrays bit for bit (``sequences`` is None with fewer than two systems).
+    """
+
+    key: tuple[Any, ...]
+    excluded: tuple[int, ...]
+    systems: list[str]
+    complete: bool
+    watermark: int
+    judgments: int
+    sequences: PairwiseSequences | None
+
+
+def _tally_key(study: Study, scale: tuple[float, float]) -> tuple[Any, ...]:
     options = study.allocation
+    # The study's creation time with its id: a study made anew with an id used before (after a rollback) is
+    # another study.
+    return (study.created_at, study.protocol, tuple(scale), float(options["alpha"]),
+            None if options["min_effect"] is None else float(options["min_effect"]),
+            json.dumps(study.mqm_weights, sort_keys=True))
+
+
+def _config(study: Study, scale: tuple[float, float]) -> SequentialConfig:
+    options = study.allocation
+    return SequentialConfig(*scale, alpha=float(options["alpha"]),
+                            min_effect=None if options["min_effect"] is None else float(options["min_effect"]))
+
+
+def _tally_rebuild(study: Study, scale: tuple[float, float],
+                   score_of: Callable[[dict[str, Any]], float | None]) -> Tally:
+    """The full recomputation: every counted judgment of the study, in id order.
+
+    The excluded annotators are read *before* the judgments: an exclusion committed in between shows in the
+    judgments read and not in ``excluded``, so the next extension sees a different set and rebuilds.
+    """
+    excluded = statements.study_excluded_annotators(study_id=study.pk)
+    systems, complete, rows, watermark = _judgment_scores(study, score_of)
+    sequences = PairwiseSequences(len(systems), _config(study, scale)) if len(systems) >= 2 else None
+    if sequences is not None:
+        for scores in rows:
+            sequences.observe(scores)
+    return Tally(_tally_key(study, scale), excluded, systems, complete, watermark, len(rows), sequences)
+
+
+def _tally_extend(study: Study, tally: Tally, score_of: Callable[[dict[str, Any]], float | None]) -> bool:
+    """Feed ``tally`` the counted judgments stored after its watermark; False (and ``tally`` untouched) when
+    that would not equal the full recomputation, and the caller rebuilds.
+
+    Not equal when a judgment read is a revision (it replaces an answer the tally may have counted), when the
+    excluded annotators changed (read in the same statement as the judgments, so an exclusion committed before
+    the read shows in both, and one committed after in neither), or when a judgment scores a system the tally
+    does not know. Judgments of a study commit in id order (the submit's lock,
+    ``annotation.handout.statements.study_judgments_ordered``), so none can appear later below the watermark.
+    One statement, whatever the study's size.
+    """
+    new, excluded = statements.judgments_after(study_id=study.pk, after=tally.watermark)
+    if any(revision != 1 for _, revision, _, _, _ in new):
+        return False
+    if excluded != tally.excluded:
+        return False
+    if not new:
+        return True
+    index = {system: k for k, system in enumerate(tally.systems)}
+    column = {}
+    for _, _, _, _, candidates in new:
+        for key, system in candidates.items():
+            if system not in index:
+                return False
+            column[key] = index[system]
+    rows, watermark = _rows(((pk, left_out, answer) for pk, _, left_out, answer, _ in new), column,
+                            len(tally.systems), score_of)
+    if tally.sequences is not None:
+        for scores in rows:
+            tally.sequences.observe(scores)
+    tally.watermark = max(tally.watermark, watermark)
+    tally.judgments += len(rows)
+    return True
+
+
+class _Tallies:
+    """This process's tallies, one per study (at most ``size``, the least recently used dropped), each behind
+    its own lock so that two threads never extend one tally at once.
+
+    Kept in the process's memory rather than in ``CACHES``: a tally holds two arrays of pairs × 201 floats,
+    and pickling it in and out of a cache after every judgment cost about as much as the rest of the refresh
+    (bench/adaptive_cost.py). Every process keeps its own and extends it from the database, so processes never
+    disagree and a restart only costs one rebuild.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._tallies: OrderedDict[int, Tally] = OrderedDict()
+        self._locks: dict[int, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def lock(self, study_id: int) -> threading.Lock:
+        with self._lock:
+            return self._locks.setdefault(study_id, threading.Lock())
+
+    def get(self, study_id: int) -> Tally | None:
+        with self._lock:
+            tally = self._tallies.get(study_id)
+            if tally is not None:
+                self._tallies.move_to_end(study_id)
+            return tally
+
+    def put(self, study_id: int, tally: Tally | None) -> None:
+        with self._lock:
+            if tally is None:
+                self._tallies.pop(study_id, None)
+                return
+            self._tallies[study_id] = tally
+            self._tallies.move_to_end(study_id)
+            while len(self._tallies) > self.size:
+                dropped, _ = self._tallies.popitem(last=False)
+                self._locks.pop(dropped, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tallies.clear()
+
+
+#: The tallies of this process (tests clear it to play a restart).
+TALLIES = _Tallies()
+
+
+def allocation_tally(study: Study, *, rebuild: bool = False) -> tuple[Tally, bool] | None:
+    """The study's tally and whether it was rebuilt: this process's tally extended with the judgments stored
+    since (or rebuilt from all of them when ``rebuild``, when there is none, or when extending would not give
+    the full recomputation). None for a study without adaptive allocation or without a per-candidate score.
+    """
+    if not is_adaptive(study.allocation):
+        return None
     scorer = _scorer(study)
     if scorer is None:
-        return {}
+        return None
     scale, score_of = scorer
-    systems, rows, watermark = _judgment_scores(study, score_of)
-    judgments = len(rows)
-    state: dict[str, Any] = {"judgments": judgments, "watermark": watermark, "scale": list(scale), "warmup": int(options["warmup"]), "target": options["target"],
-                             "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems}
-    if len(systems) < 2:
+    with TALLIES.lock(study.pk):
+        tally = None if rebuild else TALLIES.get(study.pk)
+        try:
+            if tally is not None and tally.key == _tally_key(study, scale) and _tally_extend(study, tally, score_of):
+                return tally, False
+        except BaseException:
+            TALLIES.put(study.pk, None)  # half extended: never reused
+            raise
+        tally = _tally_rebuild(study, scale, score_of)
+        TALLIES.put(study.pk, tally)
+        return tally, True
+
+
+def allocation_state(study: Study, *, incremental: bool = False) -> dict[str, Any]:
+    """The adaptive allocation's state of ``study`` from its judgments (``{}`` for a uniform study).
+
+    By default recomputed from every judgment; with ``incremental``, this process's tally extended with the
+    judgments stored since (the same state, at a cost that grows with the new judgments only).
+    """
+    found = allocation_tally(study, rebuild=not incremental)
+    if found is None:
+        return {}
+    return _summary(study, found[0])
+
+
+def _handout_view(study: Study, tally: Tally) -> tuple[bool, bool, list[list[str]]]:
+    """What the hand-out reads of a state: (warmed up, settled, the open target pairs)."""
+    seq = tally.sequences
+    if seq is None:
+        return False, False, []
+    open_rows = target_open(seq, study.allocation["target"])
+    warmed_up = tally.judgments >= int(study.allocation["warmup"])
+    return (warmed_up, warmed_up and len(open_rows) == 0,
+            [[tally.systems[seq.pairs[r, 0]], tally.systems[seq.pairs[r, 1]]] for r in open_rows])
+
+
+def _summary(study: Study, tally: Tally) -> dict[str, Any]:
+    """The stored state: the pairs' decisions and intervals, the open target pairs, warmed up, settled, and the
+    judgments still expected."""
+    options = study.allocation
+    scale = tally.key[2]
+    systems, judgments, seq = tally.systems, tally.judgments, tally.sequences
+    state: dict[str, Any] = {"judgments": judgments, "watermark": tally.watermark, "scale": list(scale),
+                             "warmup": int(options["warmup"]), "target": options["target"],
+                             "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems,
+                             "every_item_holds_every_system": tally.complete}
+    if seq is None:
         return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
                 "expected_left": None}
-    config = SequentialConfig(*scale, alpha=float(options["alpha"]),
-                              min_effect=None if options["min_effect"] is None else float(options["min_effect"]))
-    seq = PairwiseSequences(len(systems), config)
-    for scores in rows:
-        seq.observe(scores)
+    config = seq.config
     open_rows = target_open(seq, options["target"])
     warmed_up = judgments >= state["warmup"]
     out = out_of_top(seq)
@@ -135,8 +335,27 @@ def allocation_state(study: Study) -> dict[str, Any]:
             "expected_left": None if expected is None else int(math.ceil(expected))}
 
 
+def settled_record(state: dict[str, Any]) -> dict[str, Any]:
+    """What is recorded when a settled study closes: the time and the figures that decided it — the judgments
+    counted, the level and the target, and each decided or target pair's decision with its observations, mean
+    difference and anytime-valid interval (the systems put out of the top cluster for ``top``)."""
+    return {"at": timezone.now().isoformat(), "judgments": state["judgments"], "target": state["target"],
+            "alpha": state["alpha"], "min_effect": state["min_effect"], "n_pairs": len(state["pairs"]),
+            "method": "betting confidence sequences (Waudby-Smith & Ramdas 2024), Bonferroni over the pairs",
+            "pairs": [{key: pair[key] for key in ("a", "b", "decision", "observations", "mean", "low", "high")}
+                      for pair in state["pairs"] if pair["target"] or pair["decision"] != "open"],
+            "out_of_top": list(state.get("out_of_top", []))}
+
+
+def _close_if_settled(study: Study, state: dict[str, Any]) -> None:
+    """Close ``study`` when its state is settled and its setting says so (studies.lifecycle.stages)."""
+    if state.get("settled") and study.allocation.get("close_when_settled") and study.status == Status.OPEN:
+        study_close_when_settled(study=study, record=settled_record(state))
+
+
 def allocation_refresh(study: Study) -> dict[str, Any]:
-    """Recompute and store ``study``'s allocation state; return it (``{}`` and nothing written when uniform).
+    """Recompute ``study``'s allocation state from every judgment and store it; return it (``{}`` and nothing
+    written when uniform). The study page's refresh: an exclusion shows at once, and the tally is rebuilt.
 
     One conditional UPDATE of the study row's ``allocation_state`` column, nothing else: of two refreshes
     at once, one that read fewer judgments than the state stored meanwhile (a lower watermark, the highest
@@ -146,31 +365,32 @@ def allocation_refresh(study: Study) -> dict[str, Any]:
     state = allocation_state(study)
     if state:
         allocation_state_store(study, state)
+        _close_if_settled(study, state)
     return state
 
 
-#: After a judgment, the state is recomputed once the judgments stored since its last computation reach this
-#: share of those it saw (at least one): each recomputation reads every judgment, so recomputing after every one
-#: would cost a study of n judgments O(n²) in all; this keeps the cost per judgment bounded (about 1/share
-#: readings of the whole study per reading's worth of judgments) and lets "settled" lag by at most this share.
-REFRESH_SHARE = 0.02
+def allocation_refresh_after_judgment(study: Study) -> dict[str, Any] | None:
+    """The hand-out's hook after each judgment of an adaptive study: the tally extended with the new judgments;
+    the state written only when what the hand-out reads of it changed (warmed up, settled, the open pairs) or
+    the tally was rebuilt. Returns the state written, or None when nothing was.
 
-
-def allocation_refresh_due(study: Study) -> dict[str, Any] | None:
-    """The hand-out's hook after each judgment of an adaptive study: recompute when due (see REFRESH_SHARE).
-
-    Due while the warm-up runs or when the judgments of the study's real items stored after the state's
-    watermark (one index range over the newest judgments) reach ``REFRESH_SHARE`` of the judgments it saw.
-    Returns the new state, or None when not due.
+    So an ordinary judgment costs two statements and the sequences' update; the stored state's other figures
+    (observations, intervals, judgments seen) are those of its last write, and the study page recomputes
+    them on every view.
     """
+    found = allocation_tally(study)
+    if found is None:
+        return None
+    tally, rebuilt = found
     stored = study.allocation_state or {}
-    seen, watermark = int(stored.get("judgments", 0)), int(stored.get("watermark", 0))
-    if stored and seen >= int(stored.get("warmup", 0)):
-        newer = Judgment.objects.filter(pk__gt=watermark, assignment__item__study=study,
-                                        assignment__item__is_spam=False).count()
-        if newer < max(1, math.ceil(REFRESH_SHARE * seen)):
-            return None
-    return allocation_refresh(study)
+    warmed_up, settled, open_pairs = _handout_view(study, tally)
+    if not rebuilt and stored and (bool(stored.get("warmed_up")), bool(stored.get("settled")),
+                                   stored.get("open_pairs", [])) == (warmed_up, settled, open_pairs):
+        return None
+    state = _summary(study, tally)
+    allocation_state_store(study, state)
+    _close_if_settled(study, state)
+    return state
 
 
 def allocation_state_store(study: Study, state: dict[str, Any]) -> bool:

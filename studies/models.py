@@ -99,8 +99,9 @@ class Study(models.Model):
     allocation = models.JSONField(
         default=dict, blank=True,
         help_text="Allocation: {} (uniform: every item to its redundancy) or {\"policy\": \"adaptive\", \"alpha\": 0.05, "
-                  "\"min_effect\": null, \"warmup\": 20, \"target\": \"all\" or \"top\"}: after the warm-up "
-                  "judgments, only items of still-open system pairs are handed out, and none once the study is settled "
+                  "\"min_effect\": null, \"warmup\": 20, \"target\": \"all\" or \"top\", \"close_when_settled\": false}: "
+                  "after the warm-up judgments, only items of still-open system pairs are handed out, and none once the "
+                  "study is settled (which closes an open study when close_when_settled is true) "
                   "(protocols with a score per candidate: ESA, DA, pairwise, MQM; docs/efficient-evaluation.md).")
     allocation_state = models.JSONField(
         default=dict, blank=True, editable=False,

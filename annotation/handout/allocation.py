@@ -59,11 +59,15 @@ class Restriction:
 
 
 def restriction(study: Study) -> Restriction | None:
-    """None while every item may go out (uniform, or the warm-up not over, or no state yet)."""
+    """None while every item may go out (uniform, or the warm-up not over, or no state yet, or not settled in a
+    study where every item holds every system: then every item holds both systems of every open pair, and
+    filtering the windows would keep them all at the cost of a query)."""
     if not is_adaptive(study.allocation):
         return None
     state = study.allocation_state or {}
     if not state.get("warmed_up"):
+        return None
+    if not state.get("settled") and state.get("every_item_holds_every_system"):
         return None
     return Restriction(settled=bool(state.get("settled")),
                        open_pairs=tuple((str(a), str(b)) for a, b in state.get("open_pairs", [])))

@@ -489,6 +489,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
     digest = _digest(answer)
     now = timezone.now()
     with transaction.atomic():
+        if assignment.item.study.allocation and not assignment.item.is_spam:
+            # Adaptive allocation reads the judgments after the highest id it has seen: they must commit in id order.
+            statements.study_judgments_ordered(assignment.item.study_id)
         # One statement locks the assignment (revisions of one answer are serialised) and reads its current answer.
         locked, current_pk, current_digest, current_revision = statements.assignment_locked(assignment.pk)
         if current_pk is not None and current_digest == digest:

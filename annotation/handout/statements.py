@@ -405,6 +405,105 @@ def assignment_locked(assignment_id: int) -> tuple[Assignment, int | None, str |
     return assignment, current_pk, digest, revision
 
 
+#: First key of the transaction-scoped advisory lock that orders an adaptive study's judgments (the second is
+#: the study's id): a constant of its own, so no other lock of the project shares the key space.
+JUDGMENT_ORDER_LOCK = 0x4A4F5244  # "JORD"
+
+
+def study_judgments_ordered(study_id: int) -> None:
+    """Make the study's judgments commit in the order of their ids, for the rest of the transaction.
+
+    Adaptive allocation extends its confidence sequences with the judgments stored after the highest id it has
+    read (evaluators/live_allocation.py), which is exact only if no judgment of the study with a lower id can
+    still commit later. PostgreSQL hands out ids before commit, so two submits may commit out of order: this
+    takes a transaction-scoped advisory lock on (JUDGMENT_ORDER_LOCK, study) before the id is drawn, and the
+    study's submits queue on it. SQLite runs one writing transaction at a time, so ids are already in commit
+    order there and nothing is run. Must be the first lock the submit takes (every submit of the study takes
+    this one first, so two never wait on each other's assignment rows).
+    """
+    connection = _db()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [JUDGMENT_ORDER_LOCK, study_id % 2**31])
+
+
+@lru_cache(maxsize=None)
+def _judgments_after_sql(vendor: str) -> str:
+    # The new judgments are found by their ids (the primary key's range: a few rows), then joined. Both planners
+    # would rather start at the study's items (every item of the study) without statistics, or with stale ones:
+    # PostgreSQL is held to the id range by a materialised CTE, SQLite by the unary plus on the item's study
+    # (which keeps its index out of the plan). The study's excluded annotators come in the same statement (the
+    # rows with a null judgment id), so both are read from one snapshot.
+    if vendor == "postgresql":
+        source = (f"(WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
+                  f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
+                  f"WHERE {_q('id')} > %s AND {_col(Judgment, 'is_current')} = %s) SELECT * FROM recent) j")
+        where = f"i.{_col(Item, 'study')} = %s"
+    else:
+        source = f"{_table(Judgment)} j"
+        where = (f"j.{_q('id')} > %s AND j.{_col(Judgment, 'is_current')} = %s "
+                 f"AND +i.{_col(Item, 'study')} = %s")
+    return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, a.{_col(Annotator, 'excluded')}, "
+            f"j.{_col(Judgment, 'answer')}, c.{_q('id')}, c.{_col(Candidate, 'system')} "
+            f"FROM {source} "
+            f"JOIN {_table(Assignment)} g ON g.{_q('id')} = j.{_col(Judgment, 'assignment')} "
+            f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
+            f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
+            f"JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item')} = i.{_q('id')} "
+            f"WHERE {where} AND i.{_col(Item, 'is_spam')} = %s "
+            f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')}, NULL FROM {_table(Annotator)} x "
+            f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s "
+            f"ORDER BY 1, 5")
+
+
+@lru_cache(maxsize=None)
+def _answer_converters(vendor: str) -> tuple[Any, list[Converter]]:
+    """The answer column's converters (the backend's, then the JSON field's), as the ORM applies them."""
+    field = Judgment._meta.get_field("answer")
+    assert isinstance(field, Field)
+    expression = field.get_col(Judgment._meta.db_table)
+    return expression, _db().ops.get_db_converters(expression) + field.get_db_converters(_db())  # type: ignore[attr-defined]
+
+
+def judgments_after(*, study_id: int, after: int,
+                    ) -> tuple[list[tuple[int, int, bool, Any, dict[str, str]]], tuple[int, ...]]:
+    """The study's current judgments of real items with an id above ``after``, in id order — (id, revision, the
+    annotator excluded, the answer, the item's candidates {candidate id as text: system}) — and the ids of the
+    study's excluded annotators, in order, from the same snapshot. One statement: what an adaptive study's
+    allocation reads after each judgment (evaluators/live_allocation.py)."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_judgments_after_sql(connection.vendor), [after, True, study_id, False, study_id, True])
+        fetched = cursor.fetchall()
+    expression, converters = _answer_converters(connection.vendor)
+    out: list[tuple[int, int, bool, Any, dict[str, str]]] = []
+    excluded = []
+    for pk, revision, annotator_excluded, answer, candidate, system in fetched:
+        if pk is None:
+            excluded.append(candidate)
+            continue
+        if not out or out[-1][0] != pk:
+            for function in converters:
+                answer = function(answer, expression, connection)
+            out.append((pk, revision, bool(annotator_excluded), answer, {}))
+        out[-1][4][str(candidate)] = system
+    return out, tuple(sorted(excluded))
+
+
+@lru_cache(maxsize=None)
+def _excluded_sql(vendor: str) -> str:
+    return (f"SELECT {_q('id')} FROM {_table(Annotator)} WHERE {_col(Annotator, 'study')} = %s "
+            f"AND {_col(Annotator, 'excluded')} = %s ORDER BY {_q('id')}")
+
+
+def study_excluded_annotators(*, study_id: int) -> tuple[int, ...]:
+    """The ids of the study's excluded annotators, in order."""
+    connection = _db()
+    with connection.cursor() as cursor:
+        cursor.execute(_excluded_sql(connection.vendor), [study_id, True])
+        return tuple(row[0] for row in cursor.fetchall())
+
+
 # --- writes --------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=None)

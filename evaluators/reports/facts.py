@@ -120,6 +120,20 @@ def _prefill(study: Any) -> dict[str, Any] | None:
     return {**record, "share": spec.setting(study, "prefill_share")}
 
 
+def _allocation(study: Any) -> dict[str, Any] | None:
+    """How the items were handed out when adaptive (``Study.allocation``), with the record of an automatic close
+    when settled (``Study.provenance["closed_when_settled"]``: time, judgments, the target pairs' decisions);
+    None for uniform allocation."""
+    options = study.allocation if isinstance(study.allocation, dict) else {}
+    if options.get("policy") != "adaptive":
+        return None
+    record = study.provenance if isinstance(study.provenance, dict) else {}
+    closed = record.get("closed_when_settled")
+    return {**{key: options.get(key) for key in ("policy", "target", "alpha", "min_effect", "warmup",
+                                                 "close_when_settled")},
+            "closed_when_settled": dict(closed) if isinstance(closed, dict) else None}
+
+
 def _references_and_systems(study: Any) -> tuple[list[str], list[str]]:
     rows = set(Candidate.objects.filter(item__study=study, item__is_spam=False).values_list("system", "is_reference"))
     return sorted({s for s, _ in rows}), sorted({s for s, is_ref in rows if is_ref})
@@ -156,6 +170,7 @@ def study_facts(study: Any, data: dict[str, Any]) -> dict[str, Any]:
         "n_items": study.items.filter(is_spam=False).count(),
         "selection": _selection(study),
         "prefill": _prefill(study),
+        "allocation": _allocation(study),
         "systems": systems,
         "references": references,
         **{k: v for k, v in data.items() if k != "timing"},
@@ -192,6 +207,7 @@ def file_facts(data: dict[str, Any], *, source: str, protocol: str, frame: pd.Da
         "unit": None,
         "n_items": int(real["item"].nunique()) if len(real) else 0,
         "selection": None,
+        "allocation": None,
         "systems": sorted(set(real["system"])) if len(real) else [],
         "references": sorted(set(real.loc[real["is_reference"].astype(bool), "system"])) if len(real) else [],
         **{k: v for k, v in data.items() if k != "timing"},

@@ -22,6 +22,8 @@ from studies.models import Study
 from evaluators.models import LLMJudge
 from evaluators.reports import judges as judge_reports
 from evaluators.reports import study_stats
+from evaluators.reports.study_pilot import study_pilot
+from evaluators.stats.planning import Pilot, PlanningError
 
 CACHE_SECONDS = 600
 
@@ -61,3 +63,26 @@ def judges_report_cached(*, study: Study, options: dict[str, Any]) -> dict | Non
         block = judge_reports.judges_report(study, options=options, human_ranking=report.get("ranking"))
         cache.set(key, block, CACHE_SECONDS)
     return block
+
+
+def study_pilot_cached(*, study: Study) -> Pilot:
+    """:func:`evaluators.reports.study_pilot.study_pilot` of the study, cached until its data changes.
+
+    The planning page (``/reports/SLUG/plan/``) asks for the pilot on every request, and building it reads the
+    whole export frame; the key is the report's data version (current judgments, exclusions, items) with the
+    study's MQM weights, the one setting the pilot's scores read. A PlanningError (no segment scores, no
+    judgments) is cached as well and raised again.
+    """
+    key = "study-pilot:" + hashlib.sha256(json.dumps(
+        [_data_version(study), study.mqm_weights or None], sort_keys=True, default=str).encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is None:
+        try:
+            cached = ("pilot", study_pilot(study))
+        except PlanningError as exc:
+            cached = ("error", str(exc))
+        cache.set(key, cached, CACHE_SECONDS)
+    kind, value = cached
+    if kind == "error":
+        raise PlanningError(value)
+    return value

@@ -114,3 +114,24 @@ def _data(systems: list[str], items: list[str], human: np.ndarray, metrics: dict
         return CompleteData(tuple(systems), tuple(items), human, metrics, dropped)
     except ValueError as exc:
         raise ReplayDataError(f"{exc} ({len(dropped)} item(s) lacked a human score for some system)") from None
+
+
+def from_cells(cells: Iterable[tuple[str, str, float]]) -> CompleteData:
+    """Human scores as (system, item, score) cells, several per cell allowed (raters): the human score of a
+    (system, item) is the mean of its cells' scores, higher is better; systems and items in order of first
+    appearance. No metric (the files read this way carry none). The readers of this tool's export and of
+    Appraise's CSV (``replay --format export|appraise-csv``) come here after the importers have parsed them."""
+    systems: dict[str, int] = {}
+    items: dict[str, int] = {}
+    sums: dict[tuple[int, int], list[float]] = {}
+    for system, item, score in cells:
+        key = (systems.setdefault(system, len(systems)), items.setdefault(item, len(items)))
+        sums.setdefault(key, []).append(float(score))
+    if not sums:
+        raise ReplayDataError("no human score to replay")
+    human = np.full((len(systems), len(items)), np.nan)
+    for (row, col), values in sums.items():
+        human[row, col] = float(np.mean(values))
+    keep, dropped = _complete_items(human, list(items))
+    return _data(list(systems), [item for item, kept in zip(items, keep, strict=True) if kept], human[:, keep], {},
+                 dropped)

@@ -1,5 +1,6 @@
 """The planning page reports/<slug>/plan/: a planned study's power per system pair, rank ranges and cost, with the
-study's judgments as the pilot (``plan_study --pilot SLUG``; evaluators/stats/planning.py)."""
+study's judgments as the pilot (``plan_study --pilot SLUG``; evaluators/stats/planning.py). The pilot is cached
+until the study's data changes (``study_pilot_cached``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from evaluators.reports.study_pilot import study_pilot
+from evaluators.reports.selectors import study_pilot_cached
 from evaluators.stats.planning import DEFAULT_POWER, Pilot, PlanningError, planning_report
 from research.forms import PlanForm
 from studies.access import rules as access
@@ -24,7 +25,7 @@ def plan(request: HttpRequest, slug: str) -> HttpResponse:
     """The form; with a query, the plan (bad values: 400 with the errors at their fields)."""
     study = access.study_for(request.user, slug, "report")
     try:
-        pilot: Pilot | None = study_pilot(study)
+        pilot: Pilot | None = study_pilot_cached(study=study)
         problem = None
     except PlanningError as exc:
         pilot, problem = None, str(exc)

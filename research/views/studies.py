@@ -23,7 +23,7 @@ from studies.forms import InviteForm, StudyImportForm, decode_upload, load_study
 from studies.controls.blinding import BlindingReport, parsed_study_lint
 from studies.importing.study_file import ParsedStudy, StudyFileError, parse_study, study_create
 from studies.lifecycle.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
-from studies.lifecycle.stages import NEXT_STATUSES, study_status_set
+from studies.lifecycle.stages import CLOSED_WHEN_SETTLED, NEXT_STATUSES, study_status_set
 from studies.access import rules as access
 from studies.access.audit import audit
 from studies.access.rules import membership_set
@@ -76,6 +76,7 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "studies/detail.html", {
         "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
         "allocation": allocation,
+        "closed_when_settled": (study.provenance or {}).get(CLOSED_WHEN_SETTLED) if allocation else None,
         "activity": progress.study_activity(studies=[listed])[study.pk],
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
         "invite_form": InviteForm(), "quality_url": reverse("studies:quality", args=[study.slug]),

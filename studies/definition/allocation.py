@@ -2,7 +2,7 @@
 
 The setting is ``Study.allocation`` and the study file's ``settings.allocation``: ``"uniform"`` (the
 default, stored as ``{}``), ``"adaptive"``, or an object ``{"policy": "adaptive", "alpha": 0.05,
-"min_effect": null, "warmup": 20, "target": "all"}`` (docs/study-file.md, docs/efficient-evaluation.md
+"min_effect": null, "warmup": 20, "target": "all", "close_when_settled": false}`` (docs/study-file.md, docs/efficient-evaluation.md
 "Adaptive allocation"). This module checks and normalises the value; the statistics are
 ``evaluators.stats.sequential``, the live state ``evaluators.live_allocation``, the hand-out's use of it
 ``annotation.handout.allocation``. Pure Python.
@@ -15,7 +15,8 @@ from typing import Any
 POLICIES = ("uniform", "adaptive")
 TARGETS = ("all", "top")
 #: The defaults of an adaptive study (the same as ``replay --allocation adaptive``'s).
-DEFAULTS: dict[str, Any] = {"alpha": 0.05, "min_effect": None, "warmup": 20, "target": "all"}
+DEFAULTS: dict[str, Any] = {"alpha": 0.05, "min_effect": None, "warmup": 20, "target": "all",
+                            "close_when_settled": False}
 #: Every score a 0–100 protocol gives lies in [0, 100] (the confidence sequences need the bound in advance).
 SCORE_RANGE = (0.0, 100.0)
 #: MQM: minus the weighted error count of a candidate, capped at 25 (five Major errors: Freitag et al. 2021), so
@@ -56,7 +57,8 @@ def allocation_errors(value: Any, field: str = "allocation", scale: tuple[float,
     if policy not in POLICIES:
         errors.append(f"{field}.policy: required, one of {', '.join(POLICIES)}")
     if policy == "uniform" and set(value) - {"policy"}:
-        errors.append(f"{field}: alpha, min_effect, warmup and target apply to the adaptive policy only")
+        errors.append(f"{field}: alpha, min_effect, warmup, target and close_when_settled apply to the adaptive "
+                      "policy only")
     alpha = value.get("alpha", DEFAULTS["alpha"])
     if not _number(alpha) or not 0 < alpha < 1:
         errors.append(f"{field}.alpha: {alpha!r} must be a number between 0 and 1 (exclusive)")
@@ -68,6 +70,9 @@ def allocation_errors(value: Any, field: str = "allocation", scale: tuple[float,
     warmup = value.get("warmup", DEFAULTS["warmup"])
     if isinstance(warmup, bool) or not isinstance(warmup, int) or not 0 <= warmup <= 1_000_000:
         errors.append(f"{field}.warmup: {warmup!r} must be a whole number of judgments, 0 to 1000000")
+    close = value.get("close_when_settled", DEFAULTS["close_when_settled"])
+    if not isinstance(close, bool):
+        errors.append(f"{field}.close_when_settled: {close!r} must be true or false")
     target = value.get("target", DEFAULTS["target"])
     if target not in TARGETS:
         errors.append(f"{field}.target: {target!r} is not one of {', '.join(TARGETS)}")

@@ -65,3 +65,37 @@ def test_settled_study_sends_a_newcomer_to_the_end_and_says_so_on_its_page(chrom
         assert not (v := axe_violations(page)), describe(v, f"allocation card {width}")
     finally:
         context.close()
+
+
+def test_a_study_set_to_close_when_settled_closes_and_its_page_says_so(chromium_browser, live_server,
+                                                                       screenshot_dir: Path):
+    """A small DA study, simulated annotators through the hand-out: it closes itself once settled, the study page
+    says when and on what figures, the study list marks it; axe clean."""
+    study = owned(study_import(status="open", data=_da_file("alloc-close-browser", n_items=60, allocation={
+        "policy": "adaptive", "warmup": 5, "target": "top", "close_when_settled": True})))
+    stored = _run(study, services.annotators_create(study=study, count=3), random.Random(8))
+    study.refresh_from_db()
+    assert study.status == "closed" and stored < 60
+    record = study.provenance["closed_when_settled"]
+    context = chromium_browser.new_context(viewport=WIDTHS["1280"])
+    try:
+        page = context.new_page()
+        user = get_user_model().objects.create_user("closer", password="pw", is_staff=True, is_superuser=True)
+        client = Client()
+        client.force_login(user)
+        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
+                              "value": client.cookies[settings.SESSION_COOKIE_NAME].value, "url": live_server.url}])
+        page.goto(f"{live_server.url}/studies/{study.slug}/")
+        closed = page.get_by_test_id("allocation-closed")
+        closed.wait_for()
+        text = closed.inner_text()
+        assert "Closed automatically" in text and f"after {record['judgments']} judgments" in text
+        assert "out of the top cluster: reference, sys2" in text
+        assert page.get_by_test_id("allocation-settled").inner_text() == "Settled"
+        closed.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / "study-allocation-closed-1280.png"))
+        assert not (v := axe_violations(page)), describe(v, "closed when settled")
+        page.goto(f"{live_server.url}/studies/")
+        assert "closed when settled" in page.locator("tr", has_text=study.slug).inner_text()
+    finally:
+        context.close()

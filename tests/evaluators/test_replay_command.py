@@ -134,3 +134,79 @@ def test_allocation_needs_a_score_range_the_scores_respect(tmp_path: Path) -> No
         run(str(path), "--format", "scores", "--allocation", "uniform", "--seeds", "1", "--score-range", "0,50")
     with pytest.raises(CommandError, match="not LOW,HIGH"):
         run(str(path), "--format", "scores", "--allocation", "uniform", "--seeds", "1", "--score-range", "x")
+
+
+def _strip(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k not in ("file", "format", "notes")}
+
+
+def test_an_appraise_csv_replays_as_the_mean_of_its_raters_scores(tmp_path: Path) -> None:
+    """Appraise's export (TGT and REF rows, two annotators; BAD and CHK controls left out) replays exactly as the
+    long CSV of the cells' mean scores does."""
+    rng = np.random.default_rng(3)
+    appraise, means = [], ["system,segment,scorer,score"]
+    for s, (system, kind, mean) in enumerate([("ref", "REF", 80), ("sysA", "TGT", 70), ("sysB", "TGT", 50)]):
+        for i in range(40):
+            scores = [int(min(100, max(0, rng.normal(mean, 10)))) for _ in range(2)]
+            for k, score in enumerate(scores):
+                appraise.append(f"ann{k},{system},{i},{kind},eng,deu,{score},1700000000,1700000060")
+            means.append(f"{system},{i},human,{sum(scores) / 2!r}")
+    appraise.append("ann0,sysA,3,BAD,eng,deu,0,1700000000,1700000060")
+    appraise.append("ann1,sysB,4,CHK,eng,deu,100,1700000000,1700000060")
+    (tmp_path / "a.csv").write_text("\n".join(appraise) + "\n", encoding="utf-8")
+    (tmp_path / "m.csv").write_text("\n".join(means) + "\n", encoding="utf-8")
+    args = ("--seeds", "3", "--budgets", "25,50", "--method", "random")
+    report = run(str(tmp_path / "a.csv"), "--format", "appraise-csv", *args)
+    assert _strip(report) == _strip(run(str(tmp_path / "m.csv"), "--format", "scores", *args))
+    assert (report["systems"], report["items"]) == (3, 40) and any("REF rows" in n for n in report["notes"])
+    allocation = run(str(tmp_path / "a.csv"), "--format", "appraise-csv", "--allocation", "adaptive", "--seeds", "2",
+                     "--warmup", "5")
+    assert allocation["score_range"] == [0, 100] and allocation["pairs"] == 3
+
+
+@pytest.mark.django_db
+def test_an_export_replays_its_counted_scores(tmp_path: Path) -> None:
+    """A DA study exported by export_judgments: the replay reads it through the importer, without the excluded
+    annotator's judgments, as the long CSV of the counted judgments' mean scores."""
+    import random as pyrandom
+
+    from annotation.handout import services
+    from annotation.handout.exclusion import annotator_exclude
+    from annotation.models import Annotator, Judgment
+    from studies.importing.study_file import study_import
+    from tests.annotation.test_adaptive_allocation import _answer, _da_file
+
+    study = study_import(status="open", data=_da_file("replay-export", n_items=30, redundancy=3))
+    annotators = services.annotators_create(study=study, count=3)
+    rng = pyrandom.Random(2)
+    for annotator in annotators:
+        while (assignment := services.assignment_next(
+                annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))) is not None:
+            services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng))
+    annotator_exclude(annotator=Annotator.objects.get(pk=annotators[2].pk), reason="test")
+    export = tmp_path / "export.csv"
+    call_command("export_judgments", study.slug, "--format", "csv", "--output", str(export))
+    cells: dict[tuple[str, str], list[float]] = {}
+    for judgment in Judgment.objects.filter(assignment__item__study=study, assignment__annotator__excluded=False):
+        for cand in judgment.assignment.item.candidates.all():
+            score = judgment.answer["annotations"][str(cand.pk)]["score"]
+            cells.setdefault((cand.system, judgment.assignment.item.external_id), []).append(score)
+    lines = ["system,segment,scorer,score"] + [f"{s},{i},human,{sum(v) / len(v)!r}" for (s, i), v in cells.items()]
+    (tmp_path / "m.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ("--seeds", "2", "--budgets", "50", "--method", "random")
+    report = run(str(export), "--format", "export", *args)
+    assert (report["systems"], report["items"]) == (3, 30)
+    assert _strip(report) == _strip(run(str(tmp_path / "m.csv"), "--format", "scores", *args))
+
+
+def test_an_export_without_scores_is_refused(tmp_path: Path) -> None:
+    export = tmp_path / "rank.csv"
+    header = ("study,item,document,annotator,system,is_reference,is_spam,rank,choice,label,screen_position,"
+              "started_at,submitted_at,duration_ms")
+    rows = [f"s,i1,d,a1,{system},false,false,{rank},,,{rank},2024-01-01T00:00:00+00:00,2024-01-01T00:00:10+00:00,"
+            "10000" for rank, system in ((1, "sysA"), (2, "sysB"))]
+    export.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError) as caught:
+        run(str(export), "--format", "export")
+    assert "--format export: a replay needs a score per candidate" in str(caught.value)
+    assert "(ranks, choices or labels) has none" in str(caught.value)

@@ -106,3 +106,28 @@ def test_an_outsider_gets_404_and_the_report_links_the_page(client, staff_client
     staff_client.force_login(get_user_model().objects.get(username="boss"))
     report = staff_client.get(reverse("evaluators:report", args=[study.slug])).content.decode()
     assert url(study.slug) in report
+
+
+def test_the_pilot_is_built_once_per_version_of_the_study_s_data(staff_client, study, monkeypatch) -> None:
+    from annotation.handout.exclusion import annotator_exclude
+    from annotation.models import Annotator
+    from evaluators.reports import selectors
+
+    built: list[str] = []
+    real = selectors.study_pilot
+
+    def counting(pilot_study):
+        built.append(pilot_study.slug)
+        return real(pilot_study)
+
+    monkeypatch.setattr(selectors, "study_pilot", counting)
+    first = staff_client.get(url(study.slug))
+    again = staff_client.get(url(study.slug), {"items": "20", "raters_per_item": "1"})
+    assert first.status_code == again.status_code == 200 and built == [study.slug]
+    # Excluding an annotator changes the data: the pilot is built again, from one annotator's scores.
+    annotator_exclude(annotator=Annotator.objects.filter(study=study).order_by("pk").first(), reason="test")
+    after = staff_client.get(url(study.slug))
+    assert after.status_code == 200 and built == [study.slug, study.slug]
+    assert after.content != first.content
+    staff_client.get(url(study.slug))
+    assert len(built) == 2

@@ -1,4 +1,4 @@
-"""``replay FILE --format mqm-tsv|scores|mtme``: what a study on fewer items would have concluded.
+"""``replay FILE --format mqm-tsv|scores|export|appraise-csv|mtme``: what a study on fewer items would have concluded.
 
 With ``--allocation uniform|adaptive``: how many judgments uniform and adaptive allocation need to
 reach the decisions of the anytime-valid confidence sequences on all the data
@@ -17,8 +17,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators.stats.allocation import DEFAULT_WARMUP, POLICIES, TARGETS, replay_allocation, summarise
 from evaluators.stats.replay import DEFAULT_BUDGETS, PERMUTATIONS, CompleteData, MethodReplay, Replayer, replay_method
+from annotation.importing.base import JudgmentImportError
+from annotation.importing.judgments import parse_export
+from annotation.importing.scores import parse_appraise
+from evaluators.reports.span_report import weights_from
 from evaluators.stats.replay_data import (
-    TEXT_METRICS, ReplayDataError, from_mqm, from_score_table, reference_candidates,
+    TEXT_METRICS, ReplayDataError, from_cells, from_mqm, from_score_table, reference_candidates,
 )
 from evaluators.stats.selection import SCORE_METHODS, SelectionInputError, item_utilities, rank_items
 from evaluators.stats.sequential import SequentialConfig
@@ -26,7 +30,9 @@ from formats.mqm_tsv import MqmTsvError, parse_mqm_tsv
 from formats.mtme import ScoreTableError, read_long_csv, read_mtme_dir
 from studies.cli import read_text_file
 
-FORMATS = ("mqm-tsv", "scores", "mtme")
+FORMATS = ("mqm-tsv", "scores", "export", "appraise-csv", "mtme")
+#: The human scores' bounds of the formats that state them: Appraise's DA scores are 0–100.
+FORMAT_RANGES = {"mqm-tsv": (-25.0, 0.0), "appraise-csv": (0.0, 100.0)}
 #: Methods a replay runs when --method is not given: random and subset2evaluate's metric-based three.
 DEFAULT_METHODS = ("random", *SCORE_METHODS)
 METHODS = (*DEFAULT_METHODS, "diversity")
@@ -65,7 +71,9 @@ class Command(BaseCommand):
         parser.add_argument("file", help="The data: an MQM TSV file, a long CSV, or an mt-metrics-eval directory.")
         parser.add_argument("--format", required=True, choices=FORMATS,
                             help="mqm-tsv (Google's MQM release), scores (long CSV system,segment,scorer,score), "
-                                 "mtme (a directory of NAME.seg.score files).")
+                                 "export (this tool's export_judgments CSV/JSONL of a score or MQM study), "
+                                 "appraise-csv (Appraise's score export), mtme (a directory of NAME.seg.score "
+                                 "files).")
         parser.add_argument("--human", default="human", metavar="NAME",
                             help="scores/mtme: the scorer holding the human scores (default human).")
         parser.add_argument("--metric", metavar="NAME",
@@ -106,6 +114,8 @@ class Command(BaseCommand):
                                  "(default for mqm-tsv -25,0; required for scores/mtme, e.g. 0,100).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        #: The human scores' bounds when the data says them (an export's protocol), before the format's default.
+        self._known_range: tuple[float, float] | None = None
         budgets = parse_budgets(opts["budgets"])
         if not 1 <= opts["seeds"] <= MAX_SEEDS:
             raise _fail(f"--seeds: between 1 and {MAX_SEEDS}")
@@ -191,8 +201,9 @@ class Command(BaseCommand):
     def _score_range(self, opts: dict[str, Any]) -> tuple[float, float]:
         text = opts["score_range"]
         if text is None:
-            if opts["format"] == "mqm-tsv":
-                return MQM_RANGE
+            known = self._known_range or FORMAT_RANGES.get(opts["format"])
+            if known is not None:
+                return known
             raise _fail("--score-range LOW,HIGH: required with --allocation for scores/mtme (the bounds of "
                         "the human scores, e.g. 0,100)")
         parts = text.split(",")
@@ -243,6 +254,8 @@ class Command(BaseCommand):
             content = read_text_file(str(path), returncode=2)
             if fmt == "scores":
                 return self._from_table(read_long_csv(path.name, content), opts, notes)
+            if fmt in ("export", "appraise-csv"):
+                return self._from_judgments(path.name, content, fmt, opts, notes)
             # Scores need no span offsets, so an unclosed <v> marker (the TED release has one) is closed at the end.
             parsed = parse_mqm_tsv(content, source=path.name, unclosed="close_at_end")
         except (ScoreTableError, MqmTsvError, ReplayDataError) as exc:
@@ -266,6 +279,54 @@ class Command(BaseCommand):
         if data.dropped_items:
             notes.append(f"{len(data.dropped_items)} item(s) left out: not rated for every system")
         return data, texts, notes, metric
+
+    def _from_judgments(self, name: str, content: str, fmt: str, opts: dict[str, Any],
+                        notes: list[str]) -> tuple[CompleteData, None, list[str], str | None]:
+        """This tool's export or Appraise's CSV, read by the importers (``import_judgments``'s parsers): the
+        human score of a (system, item) is the mean of its raters' scores; controls, excluded annotators and
+        superseded revisions are left out. No metric: the selection methods other than random need one."""
+        if opts["metric"] is not None:
+            raise _fail(f"--metric: a replay of --format {fmt} has no metric scores (export them with "
+                        "`score`/`evaluate` and replay --format scores)")
+        try:
+            if fmt == "appraise-csv":
+                parsed, _ = parse_appraise(name, content)
+                # TGT rows are the systems' scores, REF rows the reference's; BAD and CHK rows score controls.
+                cells = [(row.system, row.segment, row.score) for row in parsed if row.kind in ("TGT", "REF")]
+                notes.append("human score: the DA score (0–100) of TGT and REF rows, averaged over annotators; "
+                             "BAD and CHK (control) rows left out")
+            else:
+                rows = [row for row in parse_export(name, content)
+                        if row.is_current and not row.excluded and not row.is_spam and not row.is_spam_candidate]
+                cells = self._export_cells(fmt, rows, notes)
+            data = from_cells(cells)
+        except JudgmentImportError as exc:
+            raise _fail("\n".join(exc.errors)) from None
+        except ReplayDataError as exc:
+            raise _fail(f"{name}: {exc}") from None
+        if data.dropped_items:
+            notes.append(f"{len(data.dropped_items)} item(s) left out: no human score for every system")
+        return data, None, notes, None
+
+    def _export_cells(self, fmt: str, rows: list[Any], notes: list[str]) -> list[tuple[str, str, float]]:
+        """A score per (rater, system, item) of an export: the 0–100 score of ESA/DA/pairwise rows, or minus the
+        MQM score of an MQM row's spans (WMT weights, capped at 25 as in the live study); else an error."""
+        if any(row.score is not None for row in rows):
+            self._known_range = (0.0, 100.0)
+            notes.append("human score: the candidates' 0–100 scores, averaged over annotators (controls, excluded "
+                         "annotators and earlier revisions left out)")
+            return [(row.system, row.item, float(row.score)) for row in rows if row.score is not None]
+        if any(row.spans is not None for row in rows):
+            weights = weights_from(None)
+            self._known_range = MQM_RANGE
+            notes.append("human score: minus the MQM score of each candidate's spans (WMT weights, capped at 25), "
+                         "averaged over annotators (controls, excluded annotators and earlier revisions left out)")
+            return [(row.system, row.item, -min(MQM_RANGE[1] - MQM_RANGE[0], sum(
+                        weights.weight(span.get("category", ""), span.get("severity", "")) for span in row.spans)))
+                    for row in rows if row.spans is not None]
+        protocols = ", ".join(sorted({row.protocol for row in rows if row.protocol})) or "ranks, choices or labels"
+        raise _fail(f"--format {fmt}: a replay needs a score per candidate (an ESA, DA, pairwise-score or MQM "
+                    f"export); this export ({protocols}) has none")
 
     def _from_table(self, table: Any, opts: dict[str, Any],
                     notes: list[str]) -> tuple[CompleteData, None, list[str], str | None]:
