@@ -41,7 +41,7 @@ from bench.crowdbench import gunicorn_command  # noqa: E402
 from bench.crowdbench_clients import CrowdStats, app_api, run_crowd  # noqa: E402
 from bench.loadtest import prepare_app_db  # noqa: E402
 from bench.loadtest_integrity import integrity_check  # noqa: E402
-from bench.loadtest_servers import Server, postmaster_pid, server_errors  # noqa: E402
+from bench.loadtest_servers import Server, postmaster_pid, server_errors, stop_group  # noqa: E402
 from bench.pgcluster import Cluster, free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,16 +123,7 @@ class TaskWorker:
             self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-        except ProcessLookupError:
-            pass
+        stop_group(self.proc, grace=15)
 
 
 async def _events(*, args: argparse.Namespace, t0: float, start: float, servers: list[Server],

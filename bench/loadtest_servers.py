@@ -20,6 +20,20 @@ from pathlib import Path
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
+def stop_group(proc: subprocess.Popen | None, *, grace: float) -> None:
+    """SIGTERM the process group of ``proc`` (started with ``start_new_session``), SIGKILL after ``grace`` s."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+
+
 def gunicorn_command(*, wsgi: str, port: int, workers: int, threads: int) -> list[str]:
     """The one gunicorn command line of both apps.
 
@@ -91,16 +105,7 @@ class Server:
         return children(self.proc.pid) if self.proc else []
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-        except ProcessLookupError:
-            pass
+        stop_group(self.proc, grace=10)
 
     def log_tail(self, lines: int = 30) -> str:
         try:
