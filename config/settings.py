@@ -127,6 +127,9 @@ MIDDLEWARE = [
     # Before everything that reads the body or the database: 413 for oversize API bodies,
     # 429 for an address over its rate limit, 503 when the database is unreachable.
     "config.middleware.ApiGuardMiddleware",
+    # The annotation API's next and submit, answered here for the ordinary request: no URL resolution, no DRF
+    # dispatch, none of the middleware below, the same answers (annotation/api/fastpath.py, docs/load.md).
+    "annotation.api.fastpath.AnnotationFastPathMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

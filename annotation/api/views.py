@@ -5,6 +5,9 @@ Annotators authenticate with the token of their invitation link,
 """
 from __future__ import annotations
 
+from typing import Any, Callable, NamedTuple
+
+from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema
 
 from rest_framework import status
@@ -26,7 +29,7 @@ from annotation.quality.completion import completion_headers
 from annotation.models import Annotator
 
 
-def _token(request: Request) -> str:
+def _token(request: HttpRequest | Request) -> str:
     scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
     return token.strip() if scheme.lower() == "token" else ""
 
@@ -39,6 +42,63 @@ def _annotator(request: Request) -> Annotator:
     if annotator is None:
         raise AuthenticationFailed(NO_TOKEN)
     return annotator
+
+
+class Answer(NamedTuple):
+    """What an annotation endpoint answers, before rendering: the DRF views and the fast path
+    (annotation/api/fastpath.py) render it alike (DRF's ``JSONRenderer``)."""
+
+    status: int
+    data: Any = None
+    headers: dict[str, str] | None = None
+
+
+def next_answer(token: str) -> Answer | None:
+    """``GET next`` for this token: the current item (200), nothing left (204 with the completion headers) or
+    excluded (403). None for an unknown token (the caller answers 401)."""
+    found = selectors.annotator_for_next(token)
+    if found is None:
+        return None
+    annotator, last, counts = found
+    assignment = services.assignment_next(annotator=annotator, last=last)
+    if assignment is None and annotator.excluded:
+        # Not "nothing left": say so, with the study's contact and Prolific's screened-out code when set.
+        study = annotator.study
+        body = {"detail": "This study no longer needs answers from you; your previous answers are kept.",
+                "contact": study.contact}
+        if study.screened_out_code:
+            body["screened_out_code"] = study.screened_out_code
+        return Answer(status.HTTP_403_FORBIDDEN, body)
+    if assignment is None:
+        # The same server-side pass/fail decision as the done page (annotation/quality/completion.py).
+        return Answer(status.HTTP_204_NO_CONTENT, headers=completion_headers(annotator=annotator))
+    candidates = selectors.item_candidates(assignment)
+    data = selectors.assignment_payload(
+        assignment=assignment, candidates=candidates,
+        progress_data=selectors.progress(
+            annotator=annotator, counts=selectors.progress_after(counts, assignment.progress_delta)))
+    return Answer(status.HTTP_200_OK, data)
+
+
+def judgment_answer(token: str, assignment: str, payload: Callable[[], Any]) -> Answer | None:
+    """``POST …/<assignment>/judgment``: 201 a new answer or revision, 200 the same answer again, 400 with the
+    problems (nothing stored). ``payload`` returns the decoded body or raises ParseError. None when the token is
+    unknown or the assignment is not its annotator's (the caller answers 401 or 404)."""
+    # The usual case in one query: the token's annotator, their assignment and its candidates together.
+    found = selectors.assignment_by_token(token=token, public_id=assignment, candidates=True)
+    if found is None:
+        return None
+    try:
+        body = payload()
+    except ParseError as exc:
+        return Answer(status.HTTP_400_BAD_REQUEST, {"errors": {"body": [f"Malformed JSON: {exc.detail}"]}})
+    try:
+        judgment, created = services.judgment_submit(assignment=found, payload=body,
+                                                      candidates=found.candidates_loaded)
+    except services.JudgmentError as exc:
+        return Answer(status.HTTP_400_BAD_REQUEST, {"errors": exc.errors})
+    return Answer(status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+                  {"judgment": judgment.public_id, "revision": judgment.revision})
 
 
 class AnnotatorTokenAuthentication(BaseAuthentication):
@@ -89,28 +149,10 @@ class NextAssignmentAPI(AnnotatorAPIView):
                                "which a client should not pay), as the done page decides.",
                    responses={200: AssignmentOut, 204: None, 403: ExcludedOut})
     def get(self, request: Request) -> Response:
-        found = selectors.annotator_for_next(_token(request))
-        if found is None:
+        answer = next_answer(_token(request))
+        if answer is None:
             raise AuthenticationFailed(NO_TOKEN)
-        annotator, last, counts = found
-        assignment = services.assignment_next(annotator=annotator, last=last)
-        if assignment is None and annotator.excluded:
-            # Not "nothing left": say so, with the study's contact and Prolific's screened-out code when set.
-            study = annotator.study
-            body = {"detail": "This study no longer needs answers from you; your previous answers are kept.",
-                    "contact": study.contact}
-            if study.screened_out_code:
-                body["screened_out_code"] = study.screened_out_code
-            return Response(body, status=status.HTTP_403_FORBIDDEN)
-        if assignment is None:
-            # The same server-side pass/fail decision as the done page (annotation/quality/completion.py).
-            return Response(status=status.HTTP_204_NO_CONTENT, headers=completion_headers(annotator=annotator))
-        candidates = selectors.item_candidates(assignment)
-        data = selectors.assignment_payload(
-            assignment=assignment, candidates=candidates,
-            progress_data=selectors.progress(
-                annotator=annotator, counts=selectors.progress_after(counts, assignment.progress_delta)))
-        return Response(data)
+        return Response(answer.data, status=answer.status, headers=answer.headers)
 
 
 def _not_theirs(request: Request) -> Response:
@@ -128,21 +170,10 @@ class JudgmentSubmitAPI(AnnotatorAPIView):
     @extend_schema(summary="Submit (or revise) the answer to an assignment", request=JudgmentIn,
                    responses={201: JudgmentOut, 200: JudgmentOut, 400: ErrorsOut, 404: ErrorsOut})
     def post(self, request: Request, assignment: str) -> Response:
-        # The usual case in one query: the token's annotator, their assignment and its candidates together.
-        found = selectors.assignment_by_token(token=_token(request), public_id=assignment, candidates=True)
-        if found is None:
+        answer = judgment_answer(_token(request), assignment, lambda: request.data)
+        if answer is None:
             return _not_theirs(request)
-        try:
-            payload = request.data
-        except ParseError as exc:
-            return Response({"errors": {"body": [f"Malformed JSON: {exc.detail}"]}}, status=status.HTTP_400_BAD_REQUEST)
-        try:
-            judgment, created = services.judgment_submit(assignment=found, payload=payload,
-                                                          candidates=found.candidates_loaded)
-        except services.JudgmentError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"judgment": judgment.public_id, "revision": judgment.revision},
-                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(answer.data, status=answer.status, headers=answer.headers)
 
 
 class SkipAPI(AnnotatorAPIView):
