@@ -99,8 +99,8 @@ def both_ways() -> Iterator[Callable[[Callable[[Run], list[tuple[Any, ...]]]], t
 
 
 def test_the_fast_paths_are_the_drf_views_routes():
-    assert resolve(NEXT).func.view_class is NextAssignmentAPI
-    assert resolve(judgment_url("abc")).func.view_class is JudgmentSubmitAPI
+    assert getattr(resolve(NEXT).func, "view_class", None) is NextAssignmentAPI
+    assert getattr(resolve(judgment_url("abc")).func, "view_class", None) is JudgmentSubmitAPI
 
 
 def test_next_and_submit_answer_alike_and_skip_drf(both_ways):
@@ -178,8 +178,6 @@ def test_nothing_left_excluded_and_outage_answer_alike(both_ways):
     slow, fast, _, fast_dispatched = both_ways(scenario)
     assert [status for status, *_ in slow] == [200, 201, 204, 403, 503]
     for k, (old, new) in enumerate(zip(slow, fast, strict=True)):
-        if new != old and k == 27:
-            import difflib; print("\n".join(difflib.unified_diff(old[2].decode().splitlines(), new[2].decode().splitlines(), lineterm="")), old[1], new[1])
         assert new == old, k
     nothing_left = dict(fast[2][1])
     assert nothing_left["X-Completion-Code"] == "C0DE" and "Content-Type" not in nothing_left
