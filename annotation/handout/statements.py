@@ -30,6 +30,10 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import DateTimeField, Field, JSONField, Model
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.db.models.signals import post_init, pre_init
 
 from studies.models import Candidate, Item, Study
 
@@ -130,6 +134,22 @@ def _loader(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int,
     return [f.attname for f in fields], converters
 
 
+@lru_cache(maxsize=None)
+def _plain(model: type[Model]) -> bool:
+    """Whether ``Model.__init__`` (through ``from_db``) does nothing for a full row of ``model`` beyond a fresh
+    ``ModelState`` and one ``__dict__`` entry per column: the model has no ``__init__`` or ``from_db`` of its
+    own, and every column's attribute is Django's plain descriptor (``DeferredAttribute``, whose reads and
+    writes go to ``__dict__``; ``ForeignKeyDeferredAttribute``, which also drops a cached related object
+    that a new instance does not have). The ``pre_init``/``post_init`` signals are checked on every load."""
+    if model.__init__ is not Model.__init__ or model.from_db.__func__ is not Model.from_db.__func__:  # type: ignore[attr-defined]
+        return False
+    for field in model._meta.concrete_fields:
+        owner = next((k for k in model.__mro__ if field.attname in k.__dict__), None)
+        if owner is None or type(owner.__dict__[field.attname]) not in (DeferredAttribute, ForeignKeyDeferredAttribute):
+            return False
+    return True
+
+
 def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper) -> M:
     attnames, converters = _loader(model, connection.vendor)
     row = list(values)
@@ -138,7 +158,17 @@ def _load(model: type[M], values: Sequence[Any], connection: BaseDatabaseWrapper
         for function in functions:
             value = function(value, expression, connection)
         row[k] = value
-    return model.from_db(connection.alias, attnames, row)
+    if pre_init.receivers or post_init.receivers or len(row) != len(attnames) or not _plain(model):
+        return model.from_db(connection.alias, attnames, row)
+    # What ``from_db`` makes of a full row for such a model (``_plain``), without ``__init__``'s per-field
+    # ``setattr`` and its two signals (tests/annotation/test_statements_load.py compares both).
+    instance = model.__new__(model)
+    state = ModelState()
+    state.adding = False
+    state.db = connection.alias
+    instance._state = state
+    instance.__dict__.update(zip(attnames, row))
+    return instance
 
 
 def _rows(sql: str, params: Sequence[Any], models: Sequence[type[Model]]) -> list[tuple[Any, ...]]:
