@@ -29,7 +29,8 @@ from typing import Any, Callable
 from django.conf import settings
 from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest, HttpResponse
-from django.urls import get_script_prefix, reverse
+from django.core.exceptions import MiddlewareNotUsed
+from django.urls import NoReverseMatch, get_script_prefix, reverse
 from django.utils.cache import patch_vary_headers
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.renderers import JSONRenderer
@@ -62,9 +63,12 @@ def _default_headers(view_class: type[APIView]) -> dict[str, str]:
 class AnnotationFastPathMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
-        self.next_path = _path("api-annotate-next")
-        marker = "ASSIGNMENT"
-        before, _, after = _path("api-annotate-judgment", assignment=marker).partition(marker)
+        try:
+            self.next_path = _path("api-annotate-next")
+            marker = "ASSIGNMENT"
+            before, _, after = _path("api-annotate-judgment", assignment=marker).partition(marker)
+        except NoReverseMatch:
+            raise MiddlewareNotUsed("the URL configuration has no annotation API")
         self.judgment_path = re.compile(f"{re.escape(before)}([^/]+){re.escape(after)}")
         self.next_headers = _default_headers(NextAssignmentAPI)
         self.judgment_headers = _default_headers(JudgmentSubmitAPI)

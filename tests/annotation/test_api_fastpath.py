@@ -141,12 +141,14 @@ def test_next_and_submit_answer_alike_and_skip_drf(both_ways):
         out.append(run.send("GET", NEXT, token=mine.token, HTTP_ACCEPT="text/html"))  # the browsable API
         out.append(run.send("GET", NEXT, token=mine.token, HTTP_COOKIE="sessionid="))
         out.append(run.send("GET", NEXT + "/", token=mine.token))  # not the route
+        out.append(run.send("GET", NEXT, token=mine.token, HTTP_HOST="elsewhere.example"))  # not in ALLOWED_HOSTS
+        out.append(run.send("POST", url, token=mine.token, body=ranks_body(data), HTTP_HOST="elsewhere.example"))
         return out
 
     slow, fast, slow_dispatched, fast_dispatched = both_ways(scenario)
     codes = [status for status, *_ in slow]
     assert codes == [200, 200, 200, 200, 201, 200, 201, 400, 400, 400, 400, 400, 400, 404, 404, 401, 401, 401, 401,
-                     415, 400, 405, 405, 200, 200, 406, 200, 200, 200, 404]
+                     415, 400, 405, 405, 200, 200, 406, 200, 200, 200, 404, 400, 400]
     for k, (old, new) in enumerate(zip(slow, fast, strict=True)):
         assert new == old, k
     headers = dict(fast[1][1])
@@ -156,7 +158,7 @@ def test_next_and_submit_answer_alike_and_skip_drf(both_ways):
     unauthorised = dict(fast[17][1])
     assert unauthorised["WWW-Authenticate"] == "Token"
     # The ordinary requests (the first 13 and the 200 with a bad body) never reached DRF; the rest did, as before.
-    assert len(slow_dispatched) == len(slow) - 1  # every request but the unrouted one
+    assert len(slow_dispatched) == len(slow) - 3  # every request but the unrouted one and the two refused hosts
     assert len(fast_dispatched) == len(slow_dispatched) - 13
 
 
