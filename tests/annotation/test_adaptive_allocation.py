@@ -95,13 +95,11 @@ def test_study_file_refuses_a_bad_allocation_naming_the_field(value: Any, named:
 
 
 def test_adaptive_needs_a_score_per_candidate() -> None:
-    for protocol in ("ranking", "choice"):
-        with pytest.raises(StudyFileError) as caught:
-            study_import(data=_da_file(f"alloc-{protocol}", n_items=3, protocol=protocol, allocation="adaptive",
-                                       options=["tie"] if protocol == "choice" else []))
-        assert f"settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm); a " \
-               f"{protocol} study has none" in caught.value.errors, caught.value.errors
-    assert not Study.objects.filter(slug__in=["alloc-ranking", "alloc-choice"]).exists()
+    with pytest.raises(StudyFileError) as caught:
+        study_import(data=_da_file("alloc-judgment", n_items=3, protocol="judgment", allocation="adaptive"))
+    assert "settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm) or an order " \
+           "of the candidates (ranking, choice); a judgment study has none" in caught.value.errors, caught.value.errors
+    assert not Study.objects.filter(slug="alloc-judgment").exists()
     mqm = study_import(data=_da_file("alloc-mqm", n_items=3, protocol="mqm", allocation="adaptive"))
     assert mqm.allocation["policy"] == "adaptive"
 
@@ -126,12 +124,16 @@ def test_model_clean_names_the_field_and_normalises_the_shorthand() -> None:
     study.allocation = "adaptive"
     study.full_clean()
     assert study.allocation["policy"] == "adaptive" and study.allocation["target"] == "all"
+    judgment = study_import(data=_da_file("alloc-clean-judgment", n_items=3, protocol="judgment"))
+    judgment.allocation = "adaptive"
+    with pytest.raises(ValidationError) as caught:
+        judgment.full_clean()
+    assert "or an order of the candidates (ranking, choice); a judgment study has none" \
+        in " ".join(caught.value.message_dict["allocation"])
     ranking = study_import(data=_da_file("alloc-clean-rank", n_items=3, protocol="ranking"))
     ranking.allocation = "adaptive"
-    with pytest.raises(ValidationError) as caught:
-        ranking.full_clean()
-    assert "needs a score per candidate (ESA, DA, pairwise, MQM); a ranking study has none" \
-        in " ".join(caught.value.message_dict["allocation"])
+    ranking.full_clean()
+    assert ranking.allocation["policy"] == "adaptive"
 
 
 # --- the live study ----------------------------------------------------------------------------------------
