@@ -96,7 +96,8 @@ def test_study_file_refuses_a_bad_allocation_naming_the_field(value: Any, named:
 
 def test_adaptive_needs_a_score_per_candidate() -> None:
     with pytest.raises(StudyFileError) as caught:
-        study_import(data=_da_file("alloc-judgment", n_items=3, protocol="judgment", allocation="adaptive"))
+        study_import(data=_da_file("alloc-judgment", n_items=3, protocol="judgment", allocation="adaptive",
+                                   labels=["ok", "wrong"]))
     assert "settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm) or an order " \
            "of the candidates (ranking, choice); a judgment study has none" in caught.value.errors, caught.value.errors
     assert not Study.objects.filter(slug="alloc-judgment").exists()
@@ -124,7 +125,7 @@ def test_model_clean_names_the_field_and_normalises_the_shorthand() -> None:
     study.allocation = "adaptive"
     study.full_clean()
     assert study.allocation["policy"] == "adaptive" and study.allocation["target"] == "all"
-    judgment = study_import(data=_da_file("alloc-clean-judgment", n_items=3, protocol="judgment"))
+    judgment = study_import(data=_da_file("alloc-clean-judgment", n_items=3, protocol="judgment", labels=["ok", "wrong"]))
     judgment.allocation = "adaptive"
     with pytest.raises(ValidationError) as caught:
         judgment.full_clean()
