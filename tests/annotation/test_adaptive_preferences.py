@@ -135,3 +135,32 @@ def test_the_incremental_tally_equals_the_full_recomputation_after_every_judgmen
 
     _run(study, services.annotators_create(study=study, count=3), random.Random(5), CLEAR, after_each=compare)
     assert allocation_state(study, incremental=True) == allocation_state(study)
+
+
+def test_the_methods_paragraph_says_when_and_how_the_study_closed_itself() -> None:
+    from evaluators.reports import paper
+    from evaluators.reports.study_stats import study_report
+
+    study = study_import(status="open", data=_file("pref-close", "ranking", n_items=80, allocation={
+        "policy": "adaptive", "warmup": 10, "target": "top", "close_when_settled": True}))
+    _run(study, services.annotators_create(study=study, count=3), random.Random(2), CLEAR)
+    study.refresh_from_db()
+    assert study.status == "closed"
+    record = study.provenance["closed_when_settled"]
+    report = study_report(study, n_boot=20)
+    assert report["facts"]["allocation"]["closed_when_settled"] == record
+    text = paper.methods_paragraph(report)
+    pair = next(p for p in record["pairs"] if (p["a"], p["b"]) == ("sys1", "sys2"))
+    assert (f"The study closed itself when every pair of the top cluster was settled, on "
+            f"{record['at'][:16].replace('T', ' ')} UTC after {record['judgments']} judgments") in text
+    assert (f"sys1 better than sys2 ({pair['observations']} observations, mean difference {pair['mean']:g}, "
+            f"interval [{pair['low']:g}, {pair['high']:g}])") in text
+    assert "after a warm-up of 10 judgments" in text and "at a family-wise level of 0.05" in text
+    # Without the record, the sentence says only what the setting was.
+    report["facts"]["allocation"]["closed_when_settled"] = None
+    assert "set to close itself when every pair of the top cluster was settled; no such close is recorded" \
+        in paper.methods_paragraph(report)
+    report["facts"]["allocation"]["close_when_settled"] = False
+    assert "The study was not set to close itself when settled." in paper.methods_paragraph(report)
+    report["facts"]["allocation"] = None
+    assert "allocated adaptively" not in paper.methods_paragraph(report)
