@@ -366,6 +366,11 @@ def test_a_study_set_to_close_when_settled_closes_once_with_the_record() -> None
     assert decided[("sys1", "sys2")]["low"] >= 0 and decided[("sys1", "sys2")]["observations"] > 0
     closing = [e for e in study_events(study) if e.action == "status_changed"]
     assert [(e.details["after"], e.details["via"]) for e in closing] == [("closed", "allocation")]
+    from evaluators.reports import paper
+    from evaluators.reports.study_stats import study_report
+    text = paper.methods_paragraph(study_report(study, n_boot=20))
+    assert "The study closed itself when every pair of the top cluster was settled" in text
+    assert f"after {record['judgments']} judgments: " in text and "sys1 better than sys2 (" in text
     # Re-opened by the researcher: it stays open (the record is kept), however often the state is refreshed.
     study_status_set(study=study, status="open")
     allocation_refresh(Study.objects.get(pk=study.pk))
