@@ -18,6 +18,7 @@ from annotation.handout import services
 from annotation.models import Annotator, Assignment
 from evaluators import live_allocation
 from evaluators.live_allocation import allocation_state, allocation_tally
+from evaluators.stats.allocation import replay_allocation, summarise
 from evaluators.stats.sequential import PairwiseSequences, SequentialConfig
 from studies.importing.study_file import study_import
 from studies.models import Study
@@ -102,17 +103,33 @@ def test_a_clear_difference_settles_before_every_item_is_judged(protocol: str) -
 
 
 @pytest.mark.parametrize("protocol", ["ranking", "choice"])
-def test_with_level_systems_no_pair_is_ever_decided_better(protocol: str) -> None:
-    """The null: 20 seeded studies of 60 items judged to the end, no decision but open or indistinguishable."""
+def test_with_level_systems_false_decisions_stay_within_alpha(protocol: str) -> None:
+    """The null, live: 20 seeded studies of 60 items with level systems judged until no work is left. The
+    guarantee is at most 5% of studies with any false decision (one expected at most); more than two is a
+    failure (the chance of three under a 5% rate is 8%, under the 1.5% the replay measures 0.3%)."""
     false = 0
     for seed in range(20):
         study = study_import(status="open", data=_file(
             f"null-{protocol}-{seed}", protocol, n_items=60, allocation={"policy": "adaptive", "warmup": 5}))
-        _run(study, services.annotators_create(study=study, count=2), random.Random(seed), LEVEL)
+        stored = _run(study, services.annotators_create(study=study, count=2), random.Random(seed), LEVEL)
         state = allocation_state(study)
-        assert state["judgments"] == 60
-        false += any(p["decision"] in ("first better", "second better") for p in state["pairs"])
-    assert false == 0
+        better = [p for p in state["pairs"] if p["decision"] in ("first better", "second better")]
+        false += bool(better)
+        if not better:
+            assert stored == state["judgments"] == 60  # nothing decided: every item goes out
+        _invariants(study)
+    assert false <= 2
+
+
+def test_replayed_null_rankings_give_false_decisions_in_at_most_alpha_of_runs() -> None:
+    """The null, replayed: 4 systems' ranks on 150 items, labels shuffled within items anew for each of 200
+    seeds; the share of runs with any false "better" decision is at most α = 0.05 (deterministic seeds)."""
+    latent = np.random.default_rng(0).normal(size=(4, 150))
+    human = -((-latent).argsort(axis=0).argsort(axis=0) + 1).astype(float)
+    replay = replay_allocation(human, SequentialConfig(0.0, 1.0, preference=True), policies=("adaptive",),
+                               seeds=200, warmup=10, null=True)
+    share = summarise(replay, ["a", "b", "c", "d"])["policies"]["adaptive"]["false_decision_share"]
+    assert share <= 0.05
 
 
 @pytest.mark.parametrize("protocol", ["ranking", "choice"])

