@@ -16,7 +16,8 @@ same order); whatever would break that (a revision, a change of the excluded ann
 makes the refresh rebuild from all the judgments instead.
 
 One observation per judgment: an annotator's scores of an item's candidates give each pair of systems
-on the item one paired difference. The judgments of one item by several annotators are separate
+on the item one paired difference (for ranking and choice, the protocol's ``preference_values``, of which the
+sequences take the sign: a preference). The judgments of one item by several annotators are separate
 observations (docs/efficient-evaluation.md, "For the live study", states the assumption). The state is
 a deterministic function of the judgments in storage order, so any process can rebuild it.
 """
@@ -326,7 +327,8 @@ def _summary(study: Study, tally: Tally) -> dict[str, Any]:
     state: dict[str, Any] = {"judgments": judgments, "watermark": tally.watermark, "scale": list(scale),
                              "warmup": int(options["warmup"]), "target": options["target"],
                              "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems,
-                             "every_item_holds_every_system": tally.complete}
+                             "every_item_holds_every_system": tally.complete,
+                             "preference": bool(seq is not None and seq.config.preference)}
     if seq is None:
         return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
                 "expected_left": None}

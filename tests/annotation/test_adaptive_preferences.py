@@ -93,7 +93,7 @@ def test_a_clear_difference_settles_before_every_item_is_judged(protocol: str) -
     stored = _run(study, services.annotators_create(study=study, count=4), random.Random(3), CLEAR)
     study.refresh_from_db()
     state = study.allocation_state
-    assert state["settled"] is True and state["scale"] == [0.0, 1.0]
+    assert state["settled"] is True and state["scale"] == [0.0, 1.0] and state["preference"] is True
     assert stored == state["judgments"] < 150
     decided = {(p["a"], p["b"]): p["decision"] for p in state["pairs"]}
     assert decided[("sys1", "sys2")] == "first better"
