@@ -16,7 +16,8 @@ same order); whatever would break that (a revision, a change of the excluded ann
 makes the refresh rebuild from all the judgments instead.
 
 One observation per judgment: an annotator's scores of an item's candidates give each pair of systems
-on the item one paired difference. The judgments of one item by several annotators are separate
+on the item one paired difference (for ranking and choice, the protocol's ``preference_values``, of which the
+sequences take the sign: a preference). The judgments of one item by several annotators are separate
 observations (docs/efficient-evaluation.md, "For the live study", states the assumption). The state is
 a deterministic function of the judgments in storage order, so any process can rebuild it.
 """
@@ -39,27 +40,36 @@ from annotation.models import Judgment
 from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
 from evaluators.stats.sequential import PairwiseSequences, SequentialConfig
 from evaluators.reports.span_report import weights_from
-from studies.definition.allocation import MQM_CAP, is_adaptive, score_range
+from studies.definition.allocation import MQM_CAP, PREFERENCE_RANGE, is_adaptive, score_range
 from studies.lifecycle.stages import study_close_when_settled
 from studies.models import Candidate, Status, Study
 
 
-def _scorer(study: Study) -> tuple[tuple[float, float], Callable[[dict[str, Any]], float | None]] | None:
-    """The study's score range and how one candidate's stored annotation becomes its score (None: no score).
+#: One judgment's answer and its item's candidates (ids as text) → a value per candidate (absent: no value).
+Values = Callable[[dict[str, Any], list[str]], dict[str, float]]
+
+
+def _scorer(study: Study) -> tuple[tuple[float, float], Values] | None:
+    """The study's score range and how one stored answer becomes a value per candidate (None: nothing to compare).
 
     0–100 score protocols (ESA, DA, pairwise): the score as given. MQM: minus the candidate's weighted error
     count under the study's weights (``mqm_weights`` over WMT's), capped at ``MQM_CAP`` (Freitag et al. 2021).
+    Protocols whose answers order the candidates (ranking, choice): the protocol's ``preference_values``, of
+    which the sequences compare the sign only (``PREFERENCE_RANGE``).
     """
     spec = study.spec
     scale = score_range(uses_score=spec.uses_score(study),
-                        per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(study))
+                        per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(study),
+                        preference=spec.preference_observations)
     if scale is None:
         return None
+    if scale == PREFERENCE_RANGE and not spec.uses_score(study):
+        return scale, spec.preference_values
     if spec.uses_score(study):
         def given(entry: dict[str, Any]) -> float | None:
             score = entry.get("score")
             return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
-        return scale, given
+        return scale, _per_annotation(given)
     weights = weights_from(study.mqm_weights)
 
     def mqm(entry: dict[str, Any]) -> float | None:
@@ -68,29 +78,41 @@ def _scorer(study: Study) -> tuple[tuple[float, float], Callable[[dict[str, Any]
             return None
         total = sum(weights.weight(span.get("category", ""), span.get("severity", "")) for span in spans)
         return -min(MQM_CAP, total)
-    return scale, mqm
+    return scale, _per_annotation(mqm)
 
 
-def _rows(answers: Any, column: dict[str, int], n_systems: int, score_of: Callable[[dict[str, Any]], float | None],
+def _per_annotation(score_of: Callable[[dict[str, Any]], float | None]) -> Values:
+    """Values from an answer's per-candidate annotations, one candidate's entry at a time."""
+    def values(answer: dict[str, Any], keys: list[str]) -> dict[str, float]:
+        out = {}
+        for key, entry in (answer.get("annotations") or {}).items():
+            score = score_of(entry) if isinstance(entry, dict) else None
+            if score is not None:
+                out[key] = score
+        return out
+    return values
+
+
+def _rows(answers: Any, column: dict[str, int], n_systems: int, values_of: Values,
           ) -> tuple[list[np.ndarray], int]:
-    """Per counted judgment of ``answers`` ((id, excluded, answer) in id order), its scores by system (NaN:
-    absent); and the highest judgment id read (excluded annotators' too: the watermark of what was read)."""
+    """Per counted judgment of ``answers`` ((id, excluded, answer, the item's candidate ids as text) in id order),
+    its values by system (NaN: absent); and the highest judgment id read (excluded annotators' too: the
+    watermark of what was read)."""
     rows = []
     watermark = 0
-    for pk, excluded, answer in answers:
+    for pk, excluded, answer, keys in answers:
         watermark = max(watermark, pk)
         if excluded:
             continue
         scores = np.full(n_systems, math.nan)
-        for key, entry in (answer or {}).get("annotations", {}).items():
-            score = score_of(entry) if isinstance(entry, dict) else None
-            if key in column and score is not None:
+        for key, score in values_of(answer or {}, keys).items():
+            if key in column:
                 scores[column[key]] = score
         rows.append(scores)
     return rows, watermark
 
 
-def _judgment_scores(study: Study, score_of: Callable[[dict[str, Any]], float | None],
+def _judgment_scores(study: Study, values_of: Values,
                      ) -> tuple[list[str], bool, list[np.ndarray], int]:
     """The study's systems (sorted) and whether every real item holds all of them; per counted judgment in
     storage order, the scores by system (NaN: absent); and the highest judgment id read (excluded annotators'
@@ -104,9 +126,13 @@ def _judgment_scores(study: Study, score_of: Callable[[dict[str, Any]], float | 
     complete = all(len(present) == len(systems) for present in held.values())
     index = {system: k for k, system in enumerate(systems)}
     column = {str(pk): index[system] for pk, _, system in candidates}
+    keys: dict[int, list[str]] = {}
+    for pk, item, _ in candidates:
+        keys.setdefault(item, []).append(str(pk))
     answers = (Judgment.objects.filter(assignment__item__study=study, assignment__item__is_spam=False, is_current=True)
-               .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer"))
-    rows, watermark = _rows(answers.iterator(), column, len(systems), score_of)
+               .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer", "assignment__item_id"))
+    rows, watermark = _rows(((pk, excluded, answer, keys.get(item, [])) for pk, excluded, answer, item in answers.iterator()),
+                            column, len(systems), values_of)
     return systems, complete, rows, watermark
 
 
@@ -143,18 +169,19 @@ def _tally_key(study: Study, scale: tuple[float, float]) -> tuple[Any, ...]:
 def _config(study: Study, scale: tuple[float, float]) -> SequentialConfig:
     options = study.allocation
     return SequentialConfig(*scale, alpha=float(options["alpha"]),
-                            min_effect=None if options["min_effect"] is None else float(options["min_effect"]))
+                            min_effect=None if options["min_effect"] is None else float(options["min_effect"]),
+                            preference=study.spec.preference_observations and not study.spec.uses_score(study))
 
 
 def _tally_rebuild(study: Study, scale: tuple[float, float],
-                   score_of: Callable[[dict[str, Any]], float | None]) -> Tally:
+                   values_of: Values) -> Tally:
     """The full recomputation: every counted judgment of the study, in id order.
 
     The excluded annotators are read *before* the judgments: an exclusion committed in between shows in the
     judgments read and not in ``excluded``, so the next extension sees a different set and rebuilds.
     """
     excluded = statements.study_excluded_annotators(study_id=study.pk)
-    systems, complete, rows, watermark = _judgment_scores(study, score_of)
+    systems, complete, rows, watermark = _judgment_scores(study, values_of)
     sequences = PairwiseSequences(len(systems), _config(study, scale)) if len(systems) >= 2 else None
     if sequences is not None:
         for scores in rows:
@@ -162,7 +189,7 @@ def _tally_rebuild(study: Study, scale: tuple[float, float],
     return Tally(_tally_key(study, scale), excluded, systems, complete, watermark, len(rows), sequences)
 
 
-def _tally_extend(study: Study, tally: Tally, score_of: Callable[[dict[str, Any]], float | None]) -> bool:
+def _tally_extend(study: Study, tally: Tally, values_of: Values) -> bool:
     """Feed ``tally`` the counted judgments stored after its watermark; False (and ``tally`` untouched) when
     that would not equal the full recomputation, and the caller rebuilds.
 
@@ -187,8 +214,8 @@ def _tally_extend(study: Study, tally: Tally, score_of: Callable[[dict[str, Any]
             if system not in index:
                 return False
             column[key] = index[system]
-    rows, watermark = _rows(((pk, left_out, answer) for pk, _, left_out, answer, _ in new), column,
-                            len(tally.systems), score_of)
+    rows, watermark = _rows(((pk, left_out, answer, list(candidates)) for pk, _, left_out, answer, candidates in new),
+                            column, len(tally.systems), values_of)
     if tally.sequences is not None:
         for scores in rows:
             tally.sequences.observe(scores)
@@ -254,16 +281,16 @@ def allocation_tally(study: Study, *, rebuild: bool = False) -> tuple[Tally, boo
     scorer = _scorer(study)
     if scorer is None:
         return None
-    scale, score_of = scorer
+    scale, values_of = scorer
     with TALLIES.lock(study.pk):
         tally = None if rebuild else TALLIES.get(study.pk)
         try:
-            if tally is not None and tally.key == _tally_key(study, scale) and _tally_extend(study, tally, score_of):
+            if tally is not None and tally.key == _tally_key(study, scale) and _tally_extend(study, tally, values_of):
                 return tally, False
         except BaseException:
             TALLIES.put(study.pk, None)  # half extended: never reused
             raise
-        tally = _tally_rebuild(study, scale, score_of)
+        tally = _tally_rebuild(study, scale, values_of)
         TALLIES.put(study.pk, tally)
         return tally, True
 
@@ -300,7 +327,8 @@ def _summary(study: Study, tally: Tally) -> dict[str, Any]:
     state: dict[str, Any] = {"judgments": judgments, "watermark": tally.watermark, "scale": list(scale),
                              "warmup": int(options["warmup"]), "target": options["target"],
                              "alpha": options["alpha"], "min_effect": options["min_effect"], "systems": systems,
-                             "every_item_holds_every_system": tally.complete}
+                             "every_item_holds_every_system": tally.complete,
+                             "preference": bool(seq is not None and seq.config.preference)}
     if seq is None:
         return {**state, "settled": False, "warmed_up": False, "pairs": [], "open_pairs": [],
                 "expected_left": None}

@@ -41,6 +41,9 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
     per_candidate_annotations: ClassVar[bool] = False
     #: Answer fields a payload may carry besides :attr:`answer_fields` (the fates of suggestions: ESA, MQM).
     extra_answer_fields: ClassVar[tuple[str, ...]] = ()
+    #: An answer orders the item's candidates (:meth:`preference_values`): adaptive allocation observes, per pair
+    #: of candidates, which one the annotator preferred.
+    preference_observations: ClassVar[bool] = False
 
     # --- what a study of this protocol is (studies.models.Study) ---------------------------------
 
@@ -119,6 +122,12 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
         """Builders of the study files ``load_demo`` adds for this protocol (the built-in protocols' demo
         studies are listed in studies/demo/studies.py)."""
         return []
+
+    def preference_values(self, answer: dict[str, Any], keys: list[str]) -> dict[str, float]:
+        """A stored answer as one value per candidate of the item (``keys``: the candidates' ids as text), a
+        higher value for a preferred candidate; only the order matters (evaluators.live_allocation, where
+        :attr:`preference_observations`). Candidates the answer does not order are left out."""
+        return {}
 
     def describe(self) -> dict[str, Any]:
         """What ``manage.py protocols --json`` prints for this protocol."""

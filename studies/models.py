@@ -237,12 +237,14 @@ class Study(models.Model):
         if self.protocol in registry.names():
             spec = protocol_for(self)
             scale = score_range(uses_score=spec.uses_score(self),
-                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(self))
+                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(self),
+                                preference=spec.preference_observations)
         problems = allocation_errors(self.allocation, scale=scale or SCORE_RANGE)
         if not problems:
             self.allocation = normalise_allocation(self.allocation)  # "adaptive" typed in the admin → every option
             if is_adaptive(self.allocation) and self.protocol in registry.names() and scale is None:
-                problems = [f"adaptive allocation needs a score per candidate (ESA, DA, pairwise, MQM); "
+                problems = [f"adaptive allocation needs a score per candidate (ESA, DA, pairwise, MQM) "
+                            f"or an order of the candidates (ranking, choice); "
                             f"a {self.protocol} study has none"]
         if problems:
             errors["allocation"] = problems

@@ -361,6 +361,51 @@ def selection_sentence(facts: dict) -> str:
     return f"{lead} by {method} on {metric} scores{where}{cite}" + (f": {order}." if order else ".")
 
 
+DECISION_WORDS = {"first better": "{a} better than {b}", "second better": "{b} better than {a}",
+                  "indistinguishable": "{a} and {b} indistinguishable", "open": "{a} and {b} undecided"}
+
+
+def _pair_words(pair: dict) -> str:
+    words = DECISION_WORDS.get(str(pair.get("decision")), "{a} and {b}: " + str(pair.get("decision")))
+    words = words.format(a=pair.get("a"), b=pair.get("b"))
+    figures = [f"{pair['observations']} observations"] if pair.get("observations") is not None else []
+    if pair.get("mean") is not None:
+        figures.append(f"mean difference {pair['mean']:g}")
+    if pair.get("low") is not None and pair.get("high") is not None:
+        figures.append(f"interval [{pair['low']:g}, {pair['high']:g}]")
+    return words + (f" ({', '.join(figures)})" if figures else "")
+
+
+def allocation_sentence(facts: dict) -> str:
+    """How adaptive allocation handed the items out, and whether and when the study closed itself when settled,
+    from ``facts.allocation`` ("" for uniform allocation)."""
+    allocation = facts.get("allocation")
+    if not allocation:
+        return ""
+    target = "every pair of systems" if allocation.get("target") == "all" else "every pair of the top cluster"
+    effect = allocation.get("min_effect")
+    lead = (f"Items were allocated adaptively: after a warm-up of {allocation.get('warmup')} judgments, only items "
+            f"holding both systems of an undecided target pair were handed out, each pair followed by a betting "
+            f"confidence sequence (Waudby-Smith & Ramdas, 2024) at a family-wise level of {allocation.get('alpha'):g} "
+            f"(Bonferroni over the pairs)"
+            + (f", a pair counting as indistinguishable once a difference of {effect:g} or more was excluded"
+               if effect is not None else ", with no minimum effect") + ".")
+    closed = allocation.get("closed_when_settled")
+    if closed:
+        when = str(closed.get("at", ""))[:16].replace("T", " ")
+        decided = [pair for pair in closed.get("pairs") or [] if pair.get("decision") != "open"]
+        out = closed.get("out_of_top") or []
+        tail = f"The study closed itself when {target} was settled, on {when} UTC after {closed.get('judgments')} judgments"
+        if decided:
+            tail += ": " + "; ".join(_pair_words(pair) for pair in decided)
+        if out:
+            tail += f"; out of the top cluster: {', '.join(map(str, out))}"
+        return f"{lead} {tail}."
+    if allocation.get("close_when_settled"):
+        return f"{lead} The study was set to close itself when {target} was settled; no such close is recorded."
+    return f"{lead} The study was not set to close itself when settled."
+
+
 def timing_clause(facts: dict) -> str:
     """The answer-time check, or that no answer time was recorded."""
     timing = (facts.get("recorded") or {}).get("timing")

@@ -83,7 +83,8 @@ def methods_paragraph(report: dict) -> str:
               + (f" ({'; '.join(shown)})" if shown else "") + ".")
     parts = [fx.opening_sentence(facts, PRODUCT, version()), design, fx.not_recorded_sentence(facts),
              f"The study had {fx.systems_clause(facts)}; "
-             f"{fx.raters_clause(facts, int(policies.get('n_judgments_in', 0)))}.", fx.selection_sentence(facts)]
+             f"{fx.raters_clause(facts, int(policies.get('n_judgments_in', 0)))}.", fx.selection_sentence(facts),
+             fx.allocation_sentence(facts)]
     qc = [fx.timing_clause(facts), *fx.control_clauses(facts)]
     excluded = exclusion_clause(int(facts.get("n_excluded") or 0), policies.get("excluded"))
     parts.append("For quality control, " + "; ".join(qc) + excluded)

@@ -160,7 +160,8 @@ def methods_paragraph(report: dict, facts: dict, product: str, version: str) -> 
     kind = span_page.score_kind(report)
     parts = [fx.opening_sentence(facts, product, version),
              _protocol_sentence(kind, facts, report), _design_sentence(report, facts),
-             fx.selection_sentence(facts), _qc_sentence(kind, report, facts),
+             fx.selection_sentence(facts),
+             fx.allocation_sentence(facts), _qc_sentence(kind, report, facts),
              fx.single_rater_sentence(facts, "segment") or _agreement_sentence(kind, report),
              _ranking_sentence(kind, report)]
     return " ".join(p for p in parts if p)

@@ -69,10 +69,16 @@ class SequentialConfig:
     alpha: float = 0.05
     #: Minimum effect δ on the score scale: a pair whose interval lies inside (−δ, δ) is indistinguishable.
     min_effect: float | None = None
+    #: Compare only the sign of each paired difference (a preference: +1, 0 or −1, observed as (1 + sign)/2 in
+    #: [0, 1]); the scores may then lie anywhere, and the range must be (0, 1), so that a pair's mean difference
+    #: and interval are P(A preferred) − P(B preferred), in [−1, 1].
+    preference: bool = False
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.low) or not math.isfinite(self.high) or self.high <= self.low:
             raise ValueError(f"score range: low {self.low} must be below high {self.high}")
+        if self.preference and (self.low, self.high) != (0.0, 1.0):
+            raise ValueError("a preference's range is (0, 1)")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha: {self.alpha} is not between 0 and 1")
         if self.min_effect is not None and not 0 < self.min_effect < self.high - self.low:
@@ -139,7 +145,8 @@ class PairwiseSequences:
         if scores.shape != (self.n_systems,):
             raise ValueError(f"scores have shape {scores.shape}, expected ({self.n_systems},)")
         finite = np.isfinite(scores)
-        if (scores[finite] < self.config.low).any() or (scores[finite] > self.config.high).any():
+        if not self.config.preference and ((scores[finite] < self.config.low).any()
+                                           or (scores[finite] > self.config.high).any()):
             raise ValueError(f"a score lies outside the stated range [{self.config.low}, {self.config.high}]")
         a, b = self.pairs[:, 0], self.pairs[:, 1]
         complete = finite[a] & finite[b]
@@ -151,7 +158,10 @@ class PairwiseSequences:
         # Every pair observed (an item holding every system): whole arrays instead of gathered rows, the same
         # values at less cost.
         at: slice | np.ndarray = slice(None) if len(rows) == len(self.pairs) else rows
-        x = (scores[a[at]] - scores[b[at]] + self.config.width) / (2 * self.config.width)
+        if self.config.preference:
+            x = (1.0 + np.sign(scores[a[at]] - scores[b[at]])) / 2
+        else:
+            x = (scores[a[at]] - scores[b[at]] + self.config.width) / (2 * self.config.width)
         t = self.count[at] + 1
         # The bet uses the variance estimate before this observation (predictable).
         prev_var = (0.25 + self.sum_sq[at]) / t

@@ -21,6 +21,13 @@ class Choice(ChoicePages, ChoiceTransfer, ChoiceReports, ChoiceQuality, Protocol
         {"choice": {"type": "string", "minLength": 1,
                     "description": f"A candidate's public id, or one of the study's options ({', '.join(CHOICE_OPTIONS)})."}},
         required=["choice"])
+    preference_observations = True
+
+    def preference_values(self, answer: dict[str, Any], keys: list[str]) -> dict[str, float]:
+        """1 for the chosen candidate, 0 for the item's others: the chosen one is preferred to each other, the
+        others tie; an option ("both equal", "neither") ties every pair."""
+        chosen = (answer.get("choice") or {}).get("candidate")
+        return {key: 1.0 if chosen is not None and key == str(chosen) else 0.0 for key in keys}
 
     def validate_answer(self, study: Study, *, item_source: str, candidates: dict[str, Candidate],
                         payload: dict[str, Any], errors: dict[str, list[str]]) -> dict[str, Any] | None:

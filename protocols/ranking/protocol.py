@@ -21,6 +21,14 @@ class Ranking(RankingPages, RankingTransfer, RankingReports, RankingQuality, Pro
         {"ranks": {"type": "object", "description": "Every candidate's public id mapped to its rank, 1 = best.",
                    "additionalProperties": {"type": "integer", "minimum": 1}}},
         required=["ranks"])
+    preference_observations = True
+
+    def preference_values(self, answer: dict[str, Any], keys: list[str]) -> dict[str, float]:
+        """Minus each candidate's rank (1 = best): a pair's preference is the sign of their rank difference, a tie
+        none."""
+        ranks = answer.get("ranks") or {}
+        return {key: -float(ranks[key]) for key in keys
+                if isinstance(ranks.get(key), int) and not isinstance(ranks.get(key), bool)}
 
     def validate_answer(self, study: Study, *, item_source: str, candidates: dict[str, Candidate],
                         payload: dict[str, Any], errors: dict[str, list[str]]) -> dict[str, Any] | None:

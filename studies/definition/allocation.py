@@ -23,15 +23,22 @@ SCORE_RANGE = (0.0, 100.0)
 #: in [−25, 0] whatever the study's weights.
 MQM_CAP = 25.0
 MQM_RANGE = (-MQM_CAP, 0.0)
+#: Ranking and choice: a pair's observation is a preference (+1, 0, −1) as (1 + sign)/2, its mean difference
+#: P(A preferred) − P(B preferred); ``min_effect`` is on that scale (below 1).
+PREFERENCE_RANGE = (0.0, 1.0)
 
 
-def score_range(*, uses_score: bool, per_candidate_spans: bool) -> tuple[float, float] | None:
-    """The known bound of a study's per-candidate scores: 0–100 scores, else MQM's capped error score, else None
-    (no per-candidate score: adaptive allocation is not possible)."""
+def score_range(*, uses_score: bool, per_candidate_spans: bool, preference: bool = False,
+                ) -> tuple[float, float] | None:
+    """The known bound of a study's per-candidate scores: 0–100 scores, else MQM's capped error score, else the
+    preference scale of a protocol whose answers order the candidates (``preference``), else None (nothing to
+    compare: adaptive allocation is not possible)."""
     if uses_score:
         return SCORE_RANGE
     if per_candidate_spans:
         return MQM_RANGE
+    if preference:
+        return PREFERENCE_RANGE
     return None
 _KEYS = ("policy", *DEFAULTS)
 

@@ -151,14 +151,15 @@ def parse_study(data: Any, items: Iterable[Any] | None = None) -> ParsedStudy:
             as_study = Study(protocol=spec.name, protocol_settings=protocol_settings,
                              esa_spans=fields.get("esa_spans", True))
             scale = score_range(uses_score=spec.uses_score(as_study),
-                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(as_study))
+                                per_candidate_spans=spec.per_candidate_annotations and spec.uses_spans(as_study),
+                                preference=spec.preference_observations)
         allocation_problems = allocation_errors(fields["allocation"], "settings.allocation", scale or SCORE_RANGE)
         errors.extend(allocation_problems)
         if not allocation_problems:
             fields["allocation"] = normalise_allocation(fields["allocation"])
             if is_adaptive(fields["allocation"]) and spec is not None and scale is None:
                 errors.append(f"settings.allocation: adaptive allocation needs a score per candidate "
-                              f"(esa, pairwise, mqm); a {spec.name} study has none")
+                              f"(esa, pairwise, mqm) or an order of the candidates (ranking, choice); a {spec.name} study has none")
     for key in ("source_language", "target_language", "instructions_language"):
         problem = language_tag_error(fields.get(key, ""))
         if problem:

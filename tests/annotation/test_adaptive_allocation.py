@@ -95,13 +95,12 @@ def test_study_file_refuses_a_bad_allocation_naming_the_field(value: Any, named:
 
 
 def test_adaptive_needs_a_score_per_candidate() -> None:
-    for protocol in ("ranking", "choice"):
-        with pytest.raises(StudyFileError) as caught:
-            study_import(data=_da_file(f"alloc-{protocol}", n_items=3, protocol=protocol, allocation="adaptive",
-                                       options=["tie"] if protocol == "choice" else []))
-        assert f"settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm); a " \
-               f"{protocol} study has none" in caught.value.errors, caught.value.errors
-    assert not Study.objects.filter(slug__in=["alloc-ranking", "alloc-choice"]).exists()
+    with pytest.raises(StudyFileError) as caught:
+        study_import(data=_da_file("alloc-judgment", n_items=3, protocol="judgment", allocation="adaptive",
+                                   labels=["ok", "wrong"]))
+    assert "settings.allocation: adaptive allocation needs a score per candidate (esa, pairwise, mqm) or an order " \
+           "of the candidates (ranking, choice); a judgment study has none" in caught.value.errors, caught.value.errors
+    assert not Study.objects.filter(slug="alloc-judgment").exists()
     mqm = study_import(data=_da_file("alloc-mqm", n_items=3, protocol="mqm", allocation="adaptive"))
     assert mqm.allocation["policy"] == "adaptive"
 
@@ -126,12 +125,16 @@ def test_model_clean_names_the_field_and_normalises_the_shorthand() -> None:
     study.allocation = "adaptive"
     study.full_clean()
     assert study.allocation["policy"] == "adaptive" and study.allocation["target"] == "all"
+    judgment = study_import(data=_da_file("alloc-clean-judgment", n_items=3, protocol="judgment", labels=["ok", "wrong"]))
+    judgment.allocation = "adaptive"
+    with pytest.raises(ValidationError) as caught:
+        judgment.full_clean()
+    assert "or an order of the candidates (ranking, choice); a judgment study has none" \
+        in " ".join(caught.value.message_dict["allocation"])
     ranking = study_import(data=_da_file("alloc-clean-rank", n_items=3, protocol="ranking"))
     ranking.allocation = "adaptive"
-    with pytest.raises(ValidationError) as caught:
-        ranking.full_clean()
-    assert "needs a score per candidate (ESA, DA, pairwise, MQM); a ranking study has none" \
-        in " ".join(caught.value.message_dict["allocation"])
+    ranking.full_clean()
+    assert ranking.allocation["policy"] == "adaptive"
 
 
 # --- the live study ----------------------------------------------------------------------------------------
@@ -363,6 +366,11 @@ def test_a_study_set_to_close_when_settled_closes_once_with_the_record() -> None
     assert decided[("sys1", "sys2")]["low"] >= 0 and decided[("sys1", "sys2")]["observations"] > 0
     closing = [e for e in study_events(study) if e.action == "status_changed"]
     assert [(e.details["after"], e.details["via"]) for e in closing] == [("closed", "allocation")]
+    from evaluators.reports import paper
+    from evaluators.reports.study_stats import study_report
+    text = paper.methods_paragraph(study_report(study, n_boot=20))
+    assert "The study closed itself when every pair of the top cluster was settled" in text
+    assert f"after {record['judgments']} judgments: " in text and "sys1 better than sys2 (" in text
     # Re-opened by the researcher: it stays open (the record is kept), however often the state is refreshed.
     study_status_set(study=study, status="open")
     allocation_refresh(Study.objects.get(pk=study.pk))

@@ -199,14 +199,56 @@ def test_an_export_replays_its_counted_scores(tmp_path: Path) -> None:
     assert _strip(report) == _strip(run(str(tmp_path / "m.csv"), "--format", "scores", *args))
 
 
-def test_an_export_without_scores_is_refused(tmp_path: Path) -> None:
-    export = tmp_path / "rank.csv"
+def test_an_export_of_labels_is_refused(tmp_path: Path) -> None:
+    export = tmp_path / "labels.csv"
     header = ("study,item,document,annotator,system,is_reference,is_spam,rank,choice,label,screen_position,"
               "started_at,submitted_at,duration_ms")
-    rows = [f"s,i1,d,a1,{system},false,false,{rank},,,{rank},2024-01-01T00:00:00+00:00,2024-01-01T00:00:10+00:00,"
-            "10000" for rank, system in ((1, "sysA"), (2, "sysB"))]
+    rows = [f"s,i1,d,a1,{system},false,false,,,ok,{k},2024-01-01T00:00:00+00:00,2024-01-01T00:00:10+00:00,"
+            "10000" for k, system in ((1, "sysA"), (2, "sysB"))]
     export.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
     with pytest.raises(CommandError) as caught:
         run(str(export), "--format", "export")
     assert "--format export: a replay needs a score per candidate" in str(caught.value)
-    assert "(ranks, choices or labels) has none" in str(caught.value)
+    assert "or an order of the candidates (a ranking or choice export); this export (labels) has neither" \
+        in str(caught.value)
+
+
+@pytest.mark.django_db
+def test_a_ranking_export_replays_as_preferences(tmp_path: Path) -> None:
+    """A ranking study exported by export_judgments: the human value is minus the mean rank (as the long CSV of
+    it replays), and adaptive allocation compares pairs by preference, range (0, 1)."""
+    import random as pyrandom
+
+    from annotation.handout import services
+    from annotation.models import Annotator, Judgment
+    from studies.importing.study_file import study_import
+    from tests.annotation.test_adaptive_preferences import CLEAR, _answer, _file
+
+    study = study_import(status="open", data=_file("replay-rank", "ranking", n_items=40, allocation="uniform",
+                                                   redundancy=2))
+    rng = pyrandom.Random(4)
+    for annotator in services.annotators_create(study=study, count=2):
+        while (assignment := services.assignment_next(
+                annotator=Annotator.objects.select_related("study").get(pk=annotator.pk))) is not None:
+            services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng, CLEAR))
+    export = tmp_path / "export.csv"
+    call_command("export_judgments", study.slug, "--format", "csv", "--output", str(export))
+    cells: dict[tuple[str, str], list[float]] = {}
+    for judgment in Judgment.objects.filter(assignment__item__study=study):
+        for cand in judgment.assignment.item.candidates.all():
+            cells.setdefault((cand.system, judgment.assignment.item.external_id), []).append(
+                -judgment.answer["ranks"][str(cand.pk)])
+    lines = ["system,segment,scorer,score"] + [f"{s},{i},human,{sum(v) / len(v)!r}" for (s, i), v in cells.items()]
+    (tmp_path / "m.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ("--seeds", "2", "--budgets", "50", "--method", "random")
+    report = run(str(export), "--format", "export", *args)
+    assert (report["systems"], report["items"]) == (3, 40) and any("minus the candidate's rank" in n
+                                                                     for n in report["notes"])
+    assert _strip(report) == _strip(run(str(tmp_path / "m.csv"), "--format", "scores", *args))
+    allocation = run(str(export), "--format", "export", "--allocation", "adaptive", "--seeds", "3", "--warmup", "5")
+    assert allocation["score_range"] == [0.0, 1.0] and allocation["pairs"] == 3
+    assert allocation["policies"]["adaptive"]["reached_share"] == 1.0
+    null = run(str(export), "--format", "export", "--allocation", "adaptive", "--seeds", "20", "--null")
+    assert null["policies"]["adaptive"]["false_decision_runs"] <= 2  # at most 5% expected: one run of 20
+    with pytest.raises(CommandError, match="--score-range: an export of ranks or choices"):
+        run(str(export), "--format", "export", "--allocation", "adaptive", "--score-range", "0,100")

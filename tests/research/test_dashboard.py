@@ -165,6 +165,22 @@ def test_study_page_reports_adaptive_allocation_settled_with_its_pairs(staff):
     assert 'class="badge settled"' in listing
 
 
+def test_study_page_of_a_ranking_study_says_its_pairs_are_compared_by_preference(staff):
+    from tests.annotation.test_adaptive_preferences import CLEAR
+    from tests.annotation.test_adaptive_preferences import _file as preference_file
+    from tests.annotation.test_adaptive_preferences import _run as preference_run
+
+    study = owned(study_import(status="open", data=preference_file("alloc-rank-page", "ranking", n_items=60, allocation={
+        "policy": "adaptive", "warmup": 5, "target": "top", "min_effect": 0.5})))
+    preference_run(study, services.annotators_create(study=study, count=2), random.Random(4), CLEAR)
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "minimum effect 0.5 (share preferred minus share dispreferred)" in page
+    assert "observation is which of the two the annotator preferred" in page
+    assert "sys1 better" in page and 'data-testid="allocation-settled">Settled' in page
+    da = owned(study_import_open(_da_file("alloc-da-page", n_items=4, allocation="adaptive")))
+    assert "annotator preferred" not in staff.get(reverse("studies:detail", args=[da.slug])).content.decode()
+
+
 def test_study_page_of_an_open_adaptive_study_gives_the_judgments_expected(staff):
     study = owned(study_import_open(_da_file("alloc-open", n_items=60, allocation={
         "policy": "adaptive", "warmup": 3})))

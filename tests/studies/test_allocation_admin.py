@@ -37,7 +37,8 @@ def test_admin_stores_adaptive_with_its_defaults(staff):
 @pytest.mark.parametrize("protocol, value, message", [
     ("esa", {"policy": "adaptive", "alpha": 2}, "allocation.alpha: 2 must be a number between 0 and 1"),
     ("esa", "sometimes", "allocation: &#x27;sometimes&#x27; is not one of uniform, adaptive"),
-    ("ranking", "adaptive", "adaptive allocation needs a score per candidate (ESA, DA, pairwise, MQM)"),
+    ("ranking", {"policy": "adaptive", "min_effect": 1}, "allocation.min_effect: 1 must be null or a number above 0 "
+                                                        "and below 1"),
     ("mqm", {"policy": "adaptive", "min_effect": 25}, "allocation.min_effect: 25 must be null or a number above 0 "
                                                       "and below 25"),
 ])

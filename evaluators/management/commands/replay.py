@@ -39,6 +39,8 @@ METHODS = (*DEFAULT_METHODS, "diversity")
 MAX_SEEDS = 1000
 #: The score range of an MQM file's human scores: minus the segment score, capped at 25 (Freitag et al. 2021).
 MQM_RANGE = (-25.0, 0.0)
+#: An export of ranks or choices: pairs compared by preference (evaluators.stats.sequential, ``preference``).
+PREFERENCE_RANGE = (0.0, 1.0)
 
 
 def _fail(message: str) -> CommandError:
@@ -116,6 +118,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         #: The human scores' bounds when the data says them (an export's protocol), before the format's default.
         self._known_range: tuple[float, float] | None = None
+        #: The human values order the candidates only (an export of ranks or choices): compare their signs.
+        self._preference = False
         budgets = parse_budgets(opts["budgets"])
         if not 1 <= opts["seeds"] <= MAX_SEEDS:
             raise _fail(f"--seeds: between 1 and {MAX_SEEDS}")
@@ -170,14 +174,18 @@ class Command(BaseCommand):
         self._print(report)
 
     def _allocation(self, data: CompleteData, notes: list[str], opts: dict[str, Any]) -> None:
-        low, high = self._score_range(opts)
-        bad = np.argwhere((data.human < low) | (data.human > high))
+        low, high = PREFERENCE_RANGE if self._preference else self._score_range(opts)
+        if self._preference and opts["score_range"] is not None:
+            raise _fail("--score-range: an export of ranks or choices is compared by preference (its range is "
+                        "fixed); leave --score-range out")
+        bad = np.argwhere((data.human < low) | (data.human > high)) if not self._preference else np.empty((0, 2))
         if len(bad):
             s, i = bad[0]
             raise _fail(f"--score-range: system {data.systems[s]!r}, item {data.items[i]!r} has the human score "
                         f"{data.human[s, i]:g}, outside [{low:g}, {high:g}] ({len(bad)} score(s) outside)")
         try:
-            config = SequentialConfig(low=low, high=high, alpha=opts["alpha"], min_effect=opts["min_effect"])
+            config = SequentialConfig(low=low, high=high, alpha=opts["alpha"], min_effect=opts["min_effect"],
+                                      preference=self._preference)
         except ValueError as exc:
             raise _fail(f"--alpha/--min-effect/--score-range: {exc}") from None
         if opts["warmup"] < 0:
@@ -324,9 +332,21 @@ class Command(BaseCommand):
             return [(row.system, row.item, -min(MQM_RANGE[1] - MQM_RANGE[0], sum(
                         weights.weight(span.get("category", ""), span.get("severity", "")) for span in row.spans)))
                     for row in rows if row.spans is not None]
-        protocols = ", ".join(sorted({row.protocol for row in rows if row.protocol})) or "ranks, choices or labels"
+        if any(row.rank is not None for row in rows):
+            self._preference = True
+            notes.append("human value: minus the candidate's rank (1 = best), averaged over annotators; adaptive "
+                         "allocation compares a pair by the sign of the difference, a preference (1 + sign)/2")
+            return [(row.system, row.item, -float(row.rank)) for row in rows if row.rank is not None]
+        if any(row.choice for row in rows):
+            self._preference = True
+            notes.append("human value: 1 for the chosen candidate, 0 for the others (an option such as a tie: 0 for "
+                         "all), averaged over annotators; adaptive allocation compares a pair by the sign of the "
+                         "difference, a preference (1 + sign)/2")
+            return [(row.system, row.item, 1.0 if row.system == row.choice else 0.0) for row in rows if row.choice]
+        protocols = ", ".join(sorted({row.protocol for row in rows if row.protocol})) or "labels"
         raise _fail(f"--format {fmt}: a replay needs a score per candidate (an ESA, DA, pairwise-score or MQM "
-                    f"export); this export ({protocols}) has none")
+                    f"export) or an order of the candidates (a ranking or choice export); this export ({protocols}) "
+                    f"has neither")
 
     def _from_table(self, table: Any, opts: dict[str, Any],
                     notes: list[str]) -> tuple[CompleteData, None, list[str], str | None]:
