@@ -98,7 +98,9 @@ _SYNONYM_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
            ("shoes", "boots"), ("wife", "spouse"), ("husband", "partner"), ("weekend", "break"),
            ("evening", "night"), ("party", "celebration"), ("exam", "test"), ("course", "class"),
            ("game", "match"), ("song", "tune"), ("wedding", "marriage"), ("church", "chapel"),
-           ("forest", "woods"), ("river", "stream"), ("lake", "pond"), ("mountain", "peak")),
+           ("forest", "woods"), ("river", "stream"), ("lake", "pond"), ("mountain", "peak"), ("lift", "elevator"),
+           ("drink", "beverage"), ("biscuits", "cookies"), ("sweets", "candy"), ("rubbish", "garbage"),
+           ("motorway", "highway"), ("chips", "fries"), ("trousers", "pants"), ("petrol", "gas")),
     "de": (("auto", "wagen"), ("film", "streifen"), ("wohnung", "apartment"), ("reise", "fahrt"),
            ("arbeit", "job"), ("laden", "geschäft"), ("urlaub", "ferien"), ("flugzeug", "maschine"),
            ("arzt", "doktor"), ("geschenk", "präsent"), ("haus", "heim"), ("kinder", "kids"), ("chef", "boss"),
@@ -122,7 +124,8 @@ _SYNONYM_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
            ("examen", "épreuve"), ("cours", "leçon"), ("jeu", "partie"), ("chanson", "air"),
            ("mariage", "noces"), ("église", "chapelle"), ("forêt", "bois"), ("rivière", "fleuve"),
            ("montagne", "sommet"), ("ami", "copain"), ("amie", "copine"), ("histoire", "récit"),
-           ("boulot", "emploi"), ("week-end", "congé"), ("gâteau", "dessert"), ("musique", "mélodie")),
+           ("boulot", "emploi"), ("week-end", "congé"), ("gâteau", "dessert"), ("musique", "mélodie"),
+           ("boisson", "breuvage"), ("resto", "restaurant")),
 }
 SYNONYMS: dict[str, dict[str, str]] = {
     language: {**{a: b for a, b in pairs}, **{b: a for a, b in pairs if b not in dict(pairs)}}
@@ -178,9 +181,13 @@ _T_TO_V = {
     "tu pourrais": "vous pourriez", "tu voudrais": "vous voudriez", "tu devrais": "vous devriez",
     "tu serais": "vous seriez", "tu aurais": "vous auriez", "tu étais": "vous étiez", "tu avais": "vous aviez",
     "tu trouves": "vous trouvez", "tu préfères": "vous préférez", "tu veux bien": "vous voulez bien",
+    "peux-tu": "pouvez-vous", "veux-tu": "voulez-vous", "as-tu": "avez-vous", "es-tu": "êtes-vous",
+    "sais-tu": "savez-vous", "vas-tu": "allez-vous", "crois-tu": "croyez-vous", "penses-tu": "pensez-vous",
+    "connais-tu": "connaissez-vous", "aimes-tu": "aimez-vous", "pourrais-tu": "pourriez-vous",
+    "voudrais-tu": "voudriez-vous",
     "s'il te plaît": "s'il vous plaît", "ton": "votre", "ta": "votre", "tes": "vos",
 }
-_V_TO_T = {**{v: t for t, v in _T_TO_V.items() if not t.startswith("t") or " " in t}, "vos": "tes"}
+_V_TO_T = {**{v: t for t, v in _T_TO_V.items() if t not in ("ton", "ta", "tes")}, "vos": "tes"}
 _T_MARKERS = re.compile(r"\b(?:tu|te|toi|ton|ta|tes|tien|tienne|tiens|tiennes)\b|\bt['’](?=[^\W\d_])",
                         re.IGNORECASE)
 _V_MARKERS = re.compile(r"\b(?:vous|votre|vos|vôtre|vôtres)\b", re.IGNORECASE)
