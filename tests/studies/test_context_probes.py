@@ -183,6 +183,26 @@ def _story_file(slug: str, protocol: str = "ranking", n_candidates: int = 2, **s
     return {"slug": slug, "title": slug, "protocol": protocol, "settings": base, "items": items}
 
 
+def _address_file(slug: str, protocol: str = "ranking", n_candidates: int = 2, **settings: Any) -> dict[str, Any]:
+    """Four French items of two documents whose only possible probe is a tu/vous switch."""
+    texts = ["Tu veux un café ?", "Tu peux fermer la porte ?", "Je prends ta voiture demain.",
+             "Tu sais que je pars ce soir."]
+    data = _story_file(slug, protocol=protocol, n_candidates=n_candidates, target_language="fr", **settings)
+    data["items"] = data["items"][:len(texts)]
+    for item, text in zip(data["items"], texts):
+        item["candidates"][0]["text"] = text
+        item["target_context"] = ["Tu es là ?", "Il fait beau."]
+    return data
+
+
+@pytest.mark.django_db
+def test_address_probe_copies_keep_their_record_apart():
+    study = study_import(data=_address_file("address"), status="open")
+    records = [i.metadata[PROBE_KEY] for i in study.items.filter(metadata__has_key=PROBE_KEY)]
+    assert len(records) == 2 and {r["kind"] for r in records} == {ADDRESS}
+    assert all(r["evidence_line"] == 0 and r["distance"] == 2 for r in records)
+
+
 @pytest.mark.django_db
 def test_probe_copies_are_control_copies_with_their_record_kept_apart():
     study = study_import(data=_story_file("probes"), status="open")
