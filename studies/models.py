@@ -111,7 +111,7 @@ class Study(models.Model):
     spam_rate = models.FloatField(default=0.0, help_text="Share of spam (control) items mixed into the study, 0 to 0.5.")
     probe_rate = models.FloatField(
         default=0.0, help_text="Share of context probes mixed into the study, 0 to 0.5: control copies whose one error "
-                               "(a term, pronoun or connective) is wrong only in the document's context "
+                               "(a term, pronoun, connective or form of address) is wrong only in the document's context "
                                "(docs/protocols/spam-and-quality.md, \"Context probes\").")
     unit = models.CharField(max_length=10, choices=Unit.choices, default=Unit.SENTENCE, help_text="Sentence items or document blocks.")
     normalise_typography = models.BooleanField(

@@ -441,8 +441,8 @@ def control_clauses(facts: dict) -> list[str]:
     if probes:
         rate = controls.get("probe_rate")
         rate_words = f" ({rate:.0%} of items)" if rate is not None else ""
-        out.append(f"{probes} context probes{rate_words} were mixed in, copies in which one term, pronoun or "
-                   "connective was changed so that the sentence reads well alone but contradicts the text before "
+        out.append(f"{probes} context probes{rate_words} were mixed in, copies in which one term, pronoun, "
+                   "connective or form of address was changed so that the sentence reads well alone but contradicts the text before "
                    "it; a probe counted as caught under the protocol's rule, and each annotator's share of probes "
                    "caught (context-use rate) is reported beside their share of local controls passed")
     return out

@@ -52,7 +52,7 @@ SCORE_DROP_COLUMN = ("score_drop_p", "Score drop p",
 #: Context probes (annotation/quality/probes.py): the rate of probes caught beside the local checks' catch rate.
 PROBE_COLUMNS = [
     ("context_use_rate", "Context use", "Context probes caught ÷ answered, with its 95% Wilson interval: a term, "
-     "pronoun or connective made wrong only in the document's context. Someone who reads each sentence alone "
+     "pronoun, connective or form of address made wrong only in the document's context. Someone who reads each sentence alone "
      "misses them."),
     ("local_catch_rate", "Local catch", "Local checks passed ÷ answered (spam or generated-error controls), with "
      "its 95% Wilson interval: the sentence-level twin of the context-use rate."),

@@ -18,7 +18,15 @@ evaluation is about (Läubli, Sennrich & Volk 2018; Castilho 2020, 2021):
 - ``connective``: a connective opening a sentence, which relates it to the
   sentence before, is replaced by one of the contrary relation (*But → So*,
   *Aber → Also*, *Mais → Donc*: error_injection.OPPOSITE_CONNECTIVES, restricted to
-  connectives that link two sentences).
+  connectives that link two sentences);
+- ``address`` (French): the one form of address of a sentence is switched
+  between *tu* and *vous* (*tu veux → vous voulez*, *s'il te plaît → s'il vous
+  plaît*, *ton → votre*) when the earlier text already chose the other: every
+  form of address in the earlier lines on screen is of one register, and the
+  sentence has no other form of address (which would make it wrong alone).
+  Both speakers of a DiaBLa dialogue are adults playing a scenario together and
+  address each other the same way; a dialogue with asymmetric address would
+  show both registers in its earlier lines and then gets no probe.
 
 Word lists, not parsers, for English, German and French; other languages get no
 probe. "The text before" is the lines an annotator has on screen before the
@@ -27,7 +35,8 @@ when the study does not show the source), then the candidate's own earlier
 sentences. When the target-side context is not on screen (a bilingual sentence
 study), only connectives use it: the relation to the previous sentence reads the
 same in the source; terms and pronouns then need an earlier sentence of the
-candidate itself.
+candidate itself, or a context line the source-side context shows as it is (a
+bilingual dialogue's turn written in the target language: ``context_shown``).
 
 The record kept on the probe copy (``Item.metadata["context_probe"]``, never
 sent to annotators) says where the error is in the changed text
@@ -47,7 +56,8 @@ from studies.controls.error_injection import OPPOSITE_CONNECTIVES, Edit, languag
 TERM = "term"
 PRONOUN = "pronoun"
 CONNECTIVE = "connective"
-KINDS = (TERM, PRONOUN, CONNECTIVE)
+ADDRESS = "address"
+KINDS = (TERM, PRONOUN, CONNECTIVE, ADDRESS)
 LANGUAGES = ("en", "de", "fr")
 
 #: Sentence-opening connectives that relate a sentence to the one before, and one of the contrary
@@ -88,7 +98,9 @@ _SYNONYM_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
            ("shoes", "boots"), ("wife", "spouse"), ("husband", "partner"), ("weekend", "break"),
            ("evening", "night"), ("party", "celebration"), ("exam", "test"), ("course", "class"),
            ("game", "match"), ("song", "tune"), ("wedding", "marriage"), ("church", "chapel"),
-           ("forest", "woods"), ("river", "stream"), ("lake", "pond"), ("mountain", "peak")),
+           ("forest", "woods"), ("river", "stream"), ("lake", "pond"), ("mountain", "peak"), ("lift", "elevator"),
+           ("drink", "beverage"), ("biscuits", "cookies"), ("sweets", "candy"), ("rubbish", "garbage"),
+           ("motorway", "highway"), ("chips", "fries"), ("trousers", "pants"), ("petrol", "gas")),
     "de": (("auto", "wagen"), ("film", "streifen"), ("wohnung", "apartment"), ("reise", "fahrt"),
            ("arbeit", "job"), ("laden", "geschäft"), ("urlaub", "ferien"), ("flugzeug", "maschine"),
            ("arzt", "doktor"), ("geschenk", "präsent"), ("haus", "heim"), ("kinder", "kids"), ("chef", "boss"),
@@ -112,7 +124,8 @@ _SYNONYM_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {
            ("examen", "épreuve"), ("cours", "leçon"), ("jeu", "partie"), ("chanson", "air"),
            ("mariage", "noces"), ("église", "chapelle"), ("forêt", "bois"), ("rivière", "fleuve"),
            ("montagne", "sommet"), ("ami", "copain"), ("amie", "copine"), ("histoire", "récit"),
-           ("boulot", "emploi"), ("week-end", "congé"), ("gâteau", "dessert"), ("musique", "mélodie")),
+           ("boulot", "emploi"), ("week-end", "congé"), ("gâteau", "dessert"), ("musique", "mélodie"),
+           ("boisson", "breuvage"), ("resto", "restaurant")),
 }
 SYNONYMS: dict[str, dict[str, str]] = {
     language: {**{a: b for a, b in pairs}, **{b: a for a, b in pairs if b not in dict(pairs)}}
@@ -157,6 +170,69 @@ _GENDERED_DETERMINERS = {"fr": ({"un", "mon", "ton", "son", "ce", "cet", "du", "
 _IMPERSONAL_IL = re.compile(r"il\s+(?:y\b|faut|fallait|faudra|fait|pleut|pleuvait|neige|s['’]agit|semble|para[iî]t|vaut|reste|suffit|"
                             r"est\s+(?:temps|possible|important|difficile|facile|vrai|dommage|normal))",
                             re.IGNORECASE)
+
+#: French forms of address, *tu* (T) and *vous* (V): the swappable ones (subject and verb, the fixed
+#: *s'il te plaît*, possessives whose V form needs no noun gender) and every marker of each register.
+_T_TO_V = {
+    "tu es": "vous êtes", "tu as": "vous avez", "tu vas": "vous allez", "tu veux": "vous voulez",
+    "tu peux": "vous pouvez", "tu sais": "vous savez", "tu vois": "vous voyez", "tu dois": "vous devez",
+    "tu fais": "vous faites", "tu crois": "vous croyez", "tu penses": "vous pensez", "tu aimes": "vous aimez",
+    "tu viens": "vous venez", "tu connais": "vous connaissez", "tu dis": "vous dites", "tu prends": "vous prenez",
+    "tu pourrais": "vous pourriez", "tu voudrais": "vous voudriez", "tu devrais": "vous devriez",
+    "tu serais": "vous seriez", "tu aurais": "vous auriez", "tu étais": "vous étiez", "tu avais": "vous aviez",
+    "tu trouves": "vous trouvez", "tu préfères": "vous préférez", "tu veux bien": "vous voulez bien",
+    "peux-tu": "pouvez-vous", "veux-tu": "voulez-vous", "as-tu": "avez-vous", "es-tu": "êtes-vous",
+    "sais-tu": "savez-vous", "vas-tu": "allez-vous", "crois-tu": "croyez-vous", "penses-tu": "pensez-vous",
+    "connais-tu": "connaissez-vous", "aimes-tu": "aimez-vous", "pourrais-tu": "pourriez-vous",
+    "voudrais-tu": "voudriez-vous",
+    "s'il te plaît": "s'il vous plaît", "ton": "votre", "ta": "votre", "tes": "vos",
+}
+_V_TO_T = {**{v: t for t, v in _T_TO_V.items() if t not in ("ton", "ta", "tes")}, "vos": "tes"}
+_T_MARKERS = re.compile(r"\b(?:tu|te|toi|ton|ta|tes|tien|tienne|tiens|tiennes)\b|\bt['’](?=[^\W\d_])",
+                        re.IGNORECASE)
+_V_MARKERS = re.compile(r"\b(?:vous|votre|vos|vôtre|vôtres)\b", re.IGNORECASE)
+#: *tu* and *ta* etc. also open other words or idioms where they are no address: a marker is a whole word
+#: and a possessive is followed by a word.
+_ADDRESS_FORMS = re.compile(r"(?<![\w'’-])(?:" + "|".join(
+    re.escape(w).replace(r"\ ", r"\s+").replace("'", "['’]")
+    for w in sorted({*_T_TO_V, *_V_TO_T}, key=len, reverse=True)) + r")(?![\w'’-])", re.IGNORECASE)
+
+
+def _register(line: str) -> set[str]:
+    """The registers of address ("T", "V") a French line uses."""
+    return ({"T"} if _T_MARKERS.search(line) else set()) | ({"V"} if _V_MARKERS.search(line) else set())
+
+
+def _address_probes(lines: list[str], first: int, offsets: list[tuple[int, int]], text: str, language: str,
+                    visible: list[bool]) -> list[Probe]:
+    if language != "fr":
+        return []
+    probes = []
+    for k, (a, b) in enumerate(offsets):
+        line = first + k
+        sentence = text[a:b]
+        if len(_T_MARKERS.findall(sentence)) + len(_V_MARKERS.findall(sentence)) != 1:
+            continue
+        register = _register(sentence)
+        earlier = [j for j in range(line) if visible[j] and _register(lines[j])]
+        if not earlier or set().union(*(_register(lines[j]) for j in earlier)) != register:
+            continue
+        m = _ADDRESS_FORMS.search(sentence)
+        if m is None or not _register(m.group(0)) == register:
+            continue
+        key = re.sub(r"\s+", " ", m.group(0).lower()).replace("’", "'")
+        if key == "ton" and re.search(r"\b(?:le|un|ce|du|de|mon|son|même)\s+$", sentence[:m.start()], re.IGNORECASE):
+            continue  # the noun *ton* (tone)
+        table = _T_TO_V if register == {"T"} else _V_TO_T
+        if key not in table or (key in ("ton", "ta", "tes", "vos") and not re.match(r"\s+[^\W\d_]", sentence[m.end():])):
+            continue
+        replacement = _cased(table[key], m.group(0)).replace("'", "’") if "’" in m.group(0) else _cased(table[key],
+                                                                                                           m.group(0))
+        edit = Edit(ADDRESS, a + m.start(), a + m.end(), replacement, a + m.start(), a + m.start() + len(replacement))
+        evidence = earlier[-1]
+        probes.append(_probe(text, edit, evidence_line=evidence, error_line=line, evidence=lines[evidence]))
+    return probes
+
 
 _WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
@@ -280,7 +356,7 @@ def _connective_probes(lines: list[str], first: int, offsets: list[tuple[int, in
 
 
 def _term_probes(lines: list[str], first: int, offsets: list[tuple[int, int]], text: str, language: str,
-                 earliest: int) -> list[Probe]:
+                 visible: list[bool]) -> list[Probe]:
     synonyms = SYNONYMS[language]
     probes = []
     for k, (a, b) in enumerate(offsets):
@@ -289,8 +365,8 @@ def _term_probes(lines: list[str], first: int, offsets: list[tuple[int, int]], t
             lowered = word.lower()
             if lowered not in synonyms:
                 continue
-            evidence = next((j for j in range(line - 1, earliest - 1, -1)
-                             if any(w.lower() == lowered for _, _, w in _words(lines[j]))), None)
+            evidence = next((j for j in range(line - 1, -1, -1)
+                             if visible[j] and any(w.lower() == lowered for _, _, w in _words(lines[j]))), None)
             if evidence is None:
                 continue
             replacement = _cased(synonyms[lowered], word)
@@ -300,12 +376,12 @@ def _term_probes(lines: list[str], first: int, offsets: list[tuple[int, int]], t
 
 
 def _pronoun_probes(lines: list[str], first: int, offsets: list[tuple[int, int]], text: str, language: str,
-                    earliest: int) -> list[Probe]:
+                    visible: list[bool]) -> list[Probe]:
     swap = _SWAP[language]
     probes = []
     for k, (a, b) in enumerate(offsets):
         line = first + k
-        if line - 2 < earliest:
+        if line < 2 or not visible[line - 1]:
             continue
         if _mentions(lines[line - 1], language):  # the sentence just before must not hold the antecedent
             continue
@@ -318,7 +394,9 @@ def _pronoun_probes(lines: list[str], first: int, offsets: list[tuple[int, int]]
             if _mentions(sentence[:start], language):  # an antecedent in the same sentence
                 break
             antecedent = None
-            for j in range(line - 2, earliest - 1, -1):
+            for j in range(line - 2, -1, -1):
+                if not visible[j]:  # a line in another language may hold a mention the lists cannot read
+                    break
                 genders = {g for _, g in _mentions(lines[j], language)}
                 if genders:
                     antecedent = j if genders == {gender} else None
@@ -351,12 +429,13 @@ def _probe(text: str, edit: Edit, *, evidence_line: int, error_line: int, eviden
 
 
 def probe_options(*, text: str, sentences: Sequence[str] = (), context: Sequence[str] = (), language: str,
-                  context_on_screen: bool = True) -> dict[str, list[Probe]]:
+                  context_on_screen: bool | Sequence[bool] = True) -> dict[str, list[Probe]]:
     """Every context probe possible in a candidate, by kind (empty for languages without lists).
 
     ``context``: the target-side lines before the candidate (oldest first); ``sentences``: the
-    candidate's sentence list, if it has one. With ``context_on_screen`` False the context serves
-    connectives only (module docstring).
+    candidate's sentence list, if it has one. ``context_on_screen``: whether the annotator has the
+    context lines on screen in the target language, for all of them or one flag a line; a line not on
+    screen serves connectives only (module docstring).
     """
     language = language_of(language)
     if language not in LANGUAGES or not text.strip():
@@ -364,13 +443,28 @@ def probe_options(*, text: str, sentences: Sequence[str] = (), context: Sequence
     offsets = sentence_offsets(text, sentences)
     lines = [*context, *(text[a:b] for a, b in offsets)]
     first = len(context)
-    earliest = 0 if context_on_screen else first
+    shown = ([bool(context_on_screen)] * first if isinstance(context_on_screen, bool)
+             else [bool(flag) for flag in context_on_screen])
+    if len(shown) != first:
+        raise ValueError(f"context_on_screen: {len(shown)} flags for {first} context lines")
+    visible = shown + [True] * len(offsets)
     found = {
         CONNECTIVE: _connective_probes(lines, first, offsets, text, language),
-        TERM: _term_probes(lines, first, offsets, text, language, earliest),
-        PRONOUN: _pronoun_probes(lines, first, offsets, text, language, earliest),
+        TERM: _term_probes(lines, first, offsets, text, language, visible),
+        PRONOUN: _pronoun_probes(lines, first, offsets, text, language, visible),
+        ADDRESS: _address_probes(lines, first, offsets, text, language, visible),
     }
     return {kind: probes for kind, probes in found.items() if probes}
+
+
+def context_shown(*, target_context: Sequence[str], source_context: Sequence[str], show_source: bool) -> list[bool]:
+    """Per target-side context line, whether the annotator has it on screen: every line when the study shows
+    the target-side context, else the lines whose source-side context line is the same text (a bilingual
+    dialogue's turns written in the target language, shown as they are in the source-side context)."""
+    if not show_source:
+        return [True] * len(target_context)
+    return [k < len(source_context) and bool(line.strip()) and source_context[k] == line
+            for k, line in enumerate(target_context)]
 
 
 def draw_probe(options: dict[str, list[Probe]], rng: random.Random) -> Probe | None:

@@ -318,7 +318,10 @@ def _probe_copy(study: Study, item: Item, rng: random.Random) -> Item | None:
     for base in sorted(candidates, key=lambda c: (not c.is_reference, c.position, c.pk)):
         options = context_probes.probe_options(text=base.text, sentences=base.sentences,
                                                context=list(item.target_context), language=language,
-                                               context_on_screen=not study.show_source)
+                                               context_on_screen=context_probes.context_shown(
+                                                   target_context=item.target_context,
+                                                   source_context=item.source_context,
+                                                   show_source=study.show_source))
         probe = context_probes.draw_probe(options, rng)
         if probe is None:
             continue

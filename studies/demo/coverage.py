@@ -9,7 +9,8 @@ Two counts, both with studies/controls/context_probes.py's own ``probe_options``
 - ``studies``: each document of each demo study file (fixtures/studies/diabla-*.json, what
   ``load_demo`` loads) whose items show three or more sentences in all (context and candidate):
   it gets a probe when some candidate of one of its items can take one, with the item's context as
-  the study shows it (``context_on_screen`` off in studies that show the source).
+  the study shows it (in studies that show the source, only the context lines the source-side context
+  shows as they are: ``context_shown``).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any
 
 from django.conf import settings
 
-from studies.controls.context_probes import probe_options, sentence_offsets
+from studies.controls.context_probes import context_shown, probe_options, sentence_offsets
 from studies.demo.data import LANGUAGE_CODE, load_dialogues, target_side
 
 STUDY_FILES = Path(settings.BASE_DIR) / "fixtures" / "studies"
@@ -66,7 +67,10 @@ def study_coverage() -> dict[str, Any]:
                 text = cand.get("text") or "\n".join(cand.get("sentences", []))
                 fits = fits or bool(probe_options(text=text, sentences=cand.get("sentences", []),
                                                   context=item.get("target_context", []), language=language,
-                                                  context_on_screen=not fields.get("show_source", False)))
+                                                  context_on_screen=context_shown(
+                                                      target_context=item.get("target_context", []),
+                                                      source_context=item.get("source_context", []),
+                                                      show_source=fields.get("show_source", False))))
             reference = next((c for c in item["candidates"] if c.get("is_reference")), item["candidates"][0])
             shown = len(sentence_offsets(reference.get("text") or "\n".join(reference.get("sentences", [])),
                                          reference.get("sentences", [])))

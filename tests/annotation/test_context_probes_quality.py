@@ -16,13 +16,13 @@ from annotation.quality.probes import context_use_summary, study_probes, wilson_
 from studies.controls.spam import PROBE_KEY
 from studies.importing.study_file import study_import
 from tests.conftest import annotator_client
-from tests.studies.test_context_probes import _story_file
+from tests.studies.test_context_probes import _address_file, _story_file
 
 pytestmark = pytest.mark.django_db
 
 #: Nothing an annotator receives may name a probe or its record.
 PROBE_WORDS = ("probe", "~ctx", "ctx:", "evidence", "original_system", "context_probe", "is_spam", "spam",
-               "reference", "sys1", "sys2", "system")
+               "reference", "sys1", "sys2", "system", "address", "connective", "pronoun")
 
 
 def _answer(protocol: str, candidates, *, catch: bool, probe_pk: int | None, original_pk: int | None) -> dict:
@@ -76,6 +76,22 @@ def test_each_protocol_counts_a_probe_caught_or_missed(protocol, settings, n_can
     if protocol != "esa":  # DA counts a check only where the annotator also scored the original
         assert rows[reader.code].spam_seen == n_local
     assert rows[reader.code].unit == "sentence"
+
+
+@pytest.mark.parametrize("protocol, settings, n_candidates", [
+    ("ranking", {"allow_ties": False}, 3), ("choice", {}, 2), ("judgment", {}, 1),
+    ("esa", {"esa_spans": False}, 2),
+])
+def test_each_protocol_counts_an_address_probe_caught_or_missed(protocol, settings, n_candidates):
+    study = study_import(data=_address_file(f"qa-{protocol}", protocol=protocol, n_candidates=n_candidates,
+                                            redundancy=2, **settings), status="open")
+    assert {i.metadata[PROBE_KEY]["kind"] for i in study.items.filter(metadata__has_key=PROBE_KEY)} == {"address"}
+    reader, skimmer = annotators_create(study=study, count=2)
+    _work(study, reader, catch=True)
+    _work(study, skimmer, catch=False)
+    rows = {q.annotator: q for q in study_quality(study=study)}
+    assert (rows[reader.code].probes_seen, rows[reader.code].probes_caught) == (2, 2)
+    assert (rows[skimmer.code].probes_seen, rows[skimmer.code].probes_caught) == (2, 0)
 
 
 def test_a_span_on_the_changed_words_catches_a_probe_in_an_mqm_study():
@@ -144,10 +160,11 @@ def _assert_hidden(text: str) -> None:
         assert word not in lowered, word
 
 
-@pytest.mark.parametrize("protocol, n_candidates", [("ranking", 2), ("judgment", 1)])
-def test_no_probe_mark_in_any_api_response(protocol, n_candidates):
-    study = study_import(data=_story_file(f"hide-{protocol}", protocol=protocol, n_candidates=n_candidates,
-                                          spam_rate=0.3), status="open")
+@pytest.mark.parametrize("protocol, n_candidates, make, n_probes", [
+    ("ranking", 2, _story_file, 3), ("judgment", 1, _story_file, 3), ("ranking", 2, _address_file, 2)])
+def test_no_probe_mark_in_any_api_response(protocol, n_candidates, make, n_probes):
+    study = study_import(data=make(f"hide-{protocol}", protocol=protocol, n_candidates=n_candidates,
+                                   spam_rate=0.3), status="open")
     client = annotator_client(annotators_create(study=study)[0])
     probes_seen = 0
     while (resp := client.get("/api/v1/annotate/next")).status_code == 200:
@@ -162,11 +179,12 @@ def test_no_probe_mark_in_any_api_response(protocol, n_candidates):
         probes_seen += any(PROBE_KEY in i.metadata for i in study.items.filter(
             assignments__public_id=data["assignment"]))
     assert resp.status_code == 204
-    assert probes_seen == 3  # the probes went through the same responses
+    assert probes_seen == n_probes  # the probes went through the same responses
 
 
-def test_no_probe_mark_in_any_page_source():
-    study = study_import(data=_story_file("hide-page", spam_rate=0.3), status="open")
+@pytest.mark.parametrize("make, n_probes", [(_story_file, 3), (_address_file, 2)])
+def test_no_probe_mark_in_any_page_source(make, n_probes):
+    study = study_import(data=make("hide-page", spam_rate=0.3), status="open")
     annotator = annotators_create(study=study)[0]
     client = Client()
     probes_seen = 0
@@ -181,7 +199,7 @@ def test_no_probe_mark_in_any_page_source():
         candidates = ordered_candidates(assignment)
         judgment_submit(assignment=assignment,
                         payload={"ranks": {c.public_id: k + 1 for k, c in enumerate(candidates)}})
-    assert probes_seen == 3
+    assert probes_seen == n_probes
 
 
 def test_the_staff_preview_scores_a_probe_by_the_probe_rule():

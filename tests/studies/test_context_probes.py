@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from studies.controls.context_probes import (CONNECTIVE, PRONOUN, TERM, draw_probe, probe_options,
-                                             sentence_offsets)
+from studies.controls.context_probes import (ADDRESS, CONNECTIVE, PRONOUN, TERM, context_shown, draw_probe,
+                                             probe_options, sentence_offsets)
 from studies.controls.spam import PROBE_KEY, PROBE_SUFFIX, spam_items_create
 from studies.demo.coverage import demo_probe_coverage
 from studies.importing.study_file import study_import
@@ -97,6 +97,55 @@ def test_without_the_target_context_on_screen_only_connectives_use_it():
     assert [(p.before, p.evidence_line, p.error_line) for p in inside[TERM]] == [("car", 0, 1)]
 
 
+@pytest.mark.parametrize("context, text, before, after, evidence", [
+    (["Tu ne vas pas rester sans rien faire !", "J'ai trop chaud."], "Tu veux vraiment qu'on reste ici ?",
+     "Tu veux", "Vous voulez", 0),
+    (["Vous partez pour des vacances ?"], "Mais vous savez, c'est loin.", "vous savez", "tu sais", 0),
+    (["Il pleut.", "Tu es là ?"], "Je prends ta voiture.", "ta", "votre", 1),
+    (["Oh t'exagères."], "S'il te plaît, on peut faire autre chose ?", "S'il te plaît", "S'il vous plaît", 0),
+    (["Avez-vous faim ?", "Oui."], "Voulez-vous un gâteau ?", "Voulez-vous", "Veux-tu", 0),
+])
+def test_french_address_is_switched_against_the_register_chosen_earlier(context, text, before, after, evidence):
+    probe = _only(probe_options(text=text, context=context, language="fr"), ADDRESS)[0]
+    assert (probe.before, probe.after) == (before, after)
+    assert probe.text == text.replace(before, after, 1)
+    assert probe.evidence_line == evidence and probe.error_line == len(context)
+
+
+@pytest.mark.parametrize("context, text", [
+    (["Tu es là ?"], "Tu peux venir, s'il te plaît ?"),  # two forms of address: one changed is wrong alone
+    (["Tu es là ?", "Vous êtes là ?"], "Tu veux un café ?"),  # both registers earlier: no choice to contradict
+    (["Il pleut.", "Oui."], "Tu veux un café ?"),  # no form of address earlier
+    (["Vous êtes là ?"], "Tu veux un café ?"),  # the original already differs from the earlier choice
+    (["Tu es là ?"], "Il a pris le ton de sa mère."),  # the noun *ton*
+])
+def test_no_address_probe_without_one_register_earlier_and_one_form_in_the_sentence(context, text):
+    assert ADDRESS not in probe_options(text=text, context=context, language="fr")
+
+
+def test_address_probes_are_french_only():
+    assert ADDRESS not in probe_options(text="Du kommst morgen.", context=["Du bist da?"], language="de")
+    assert ADDRESS not in probe_options(text="You know it.", context=["Do you?"], language="en")
+
+
+def test_context_lines_shown_as_they_are_in_the_source_side_context_count_as_on_screen():
+    target = ["We rented a car.", "Nous avons loué une voiture.", "It rained."]
+    source = ["We rented a car.", "Nous avons loué une voiture.", "Il pleuvait."]
+    assert context_shown(target_context=target, source_context=source, show_source=True) == [True, True, False]
+    assert context_shown(target_context=target, source_context=source, show_source=False) == [True, True, True]
+    english = ["We rented a car.", "It rained."]
+    shown = probe_options(text="The car was small.", context=english, language="en",
+                          context_on_screen=[True, False])
+    assert [(p.before, p.evidence_line) for p in shown[TERM]] == [("car", 0)]
+    assert TERM not in probe_options(text="The car was small.", context=english, language="en",
+                                     context_on_screen=[False, True])
+    # a pronoun's antecedent two lines back is unknown when a line in between is not on screen
+    assert PRONOUN not in probe_options(text="She wants to visit.", context=["My sister called.", "Il pleut."],
+                                        language="en", context_on_screen=[True, False])
+    with pytest.raises(ValueError, match="context_on_screen"):
+        probe_options(text="The car.", context=english, language="en", context_on_screen=[True])
+
+
 def test_other_languages_get_no_probe():
     assert probe_options(text="Aber wir gingen.", context=["Es regnete."], language="es") == {}
 
@@ -132,6 +181,26 @@ def _story_file(slug: str, protocol: str = "ranking", n_candidates: int = 2, **s
     if protocol == "judgment":
         base["labels"] = ["good", "bad"]
     return {"slug": slug, "title": slug, "protocol": protocol, "settings": base, "items": items}
+
+
+def _address_file(slug: str, protocol: str = "ranking", n_candidates: int = 2, **settings: Any) -> dict[str, Any]:
+    """Four French items of two documents whose only possible probe is a tu/vous switch."""
+    texts = ["Tu veux un café ?", "Tu peux fermer la porte ?", "Je prends ta voiture demain.",
+             "Tu sais que je pars ce soir."]
+    data = _story_file(slug, protocol=protocol, n_candidates=n_candidates, target_language="fr", **settings)
+    data["items"] = data["items"][:len(texts)]
+    for item, text in zip(data["items"], texts):
+        item["candidates"][0]["text"] = text
+        item["target_context"] = ["Tu es là ?", "Il fait beau."]
+    return data
+
+
+@pytest.mark.django_db
+def test_address_probe_copies_keep_their_record_apart():
+    study = study_import(data=_address_file("address"), status="open")
+    records = [i.metadata[PROBE_KEY] for i in study.items.filter(metadata__has_key=PROBE_KEY)]
+    assert len(records) == 2 and {r["kind"] for r in records} == {ADDRESS}
+    assert all(r["evidence_line"] == 0 and r["distance"] == 2 for r in records)
 
 
 @pytest.mark.django_db
@@ -190,11 +259,21 @@ def test_probe_rate_is_checked_like_spam_rate():
 
 def test_at_least_80_percent_of_the_diabla_dialogues_get_a_probe(capsys):
     coverage = demo_probe_coverage()
-    dialogues = coverage["dialogues"]
+    dialogues, studies = coverage["dialogues"], coverage["studies"]
     assert dialogues["eligible"] == 24  # 12 dialogues, each read in English and in French, all ≥ 3 turns
     with capsys.disabled():
         print(f"\nDiaBLa dialogues with a probe: {dialogues['with_probe']}/{dialogues['eligible']} "
-              f"({dialogues['share']:.0%}); demo-study documents: {coverage['studies']['with_probe']}/"
-              f"{coverage['studies']['eligible']} ({coverage['studies']['share']:.0%})")
+              f"({dialogues['share']:.0%}) {dialogues['by_kind']}; demo-study documents: {studies['with_probe']}/"
+              f"{studies['eligible']} ({studies['share']:.0%}) "
+              + ", ".join(f"{slug} {s['with_probe']}/{s['eligible']}" for slug, s in studies["by_study"].items()))
     assert dialogues["share"] >= 0.8
-    assert sum(dialogues["by_kind"].values()) > 0 and set(dialogues["by_kind"]) == {TERM, PRONOUN, CONNECTIVE}
+    assert sum(dialogues["by_kind"].values()) > 0 and set(dialogues["by_kind"]) == {TERM, PRONOUN, CONNECTIVE, ADDRESS}
+
+
+def test_demo_study_documents_with_a_probe_do_not_fall_below_the_measured_share():
+    """The demo *study* documents fall short of 80% (docs/ai-assistance.md, "Coverage of the demo": the studies
+    that show the source show their context in the source language); this holds the measured 55 of 96."""
+    studies = demo_probe_coverage()["studies"]
+    assert studies["eligible"] == 96
+    assert studies["with_probe"] >= 55
+    assert studies["by_study"]["diabla-connective-preference"]["share"] >= 0.9
