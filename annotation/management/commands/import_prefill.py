@@ -44,7 +44,7 @@ class Command(BaseCommand):
                                + "\n  ".join(exc.problems)) from None
         facts = study.provenance["prefill"]
         audit(user, "prefill_imported", study, file=path.name, via="import_prefill", source=source,
-              suggestions=facts["n_suggestions"], decoys=facts["n_decoys"])
+              suggestions=facts["n_suggestions"], decoys=facts["n_decoys"], skipped_clean=facts.get("n_skipped_clean", 0))
         skipped = (f"; {facts['n_skipped_clean']} of the {facts['n_clean_items']} items it marks clean skipped "
                    f"(prefill_skip_clean {facts['skip_clean_share']:g})" if facts.get("n_skipped_clean") else "")
         self.stdout.write(f"{record.name}: {facts['n_suggestions']} suggested spans on {facts['n_candidates']} "
