@@ -201,7 +201,8 @@ class Study(models.Model):
         are open."""
         super().save(*args, **kwargs)
         saved = getattr(self, "_saved_redundancy", None)
-        skip = (self.protocol_settings or {}).get("prefill_skip_clean") if isinstance(self.protocol_settings, dict) else None
+        settings_ = self.__dict__.get("protocol_settings")  # not loaded (deferred): not changed here
+        skip = settings_.get("prefill_skip_clean") if isinstance(settings_, dict) else getattr(self, "_saved_skip_clean", None)
         if saved is not None and (saved != self.redundancy or skip != getattr(self, "_saved_skip_clean", None)):
             self._recount_open_items()
         self._saved_redundancy = self.redundancy

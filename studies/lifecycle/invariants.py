@@ -253,8 +253,10 @@ def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
     except ValidationError as exc:
         raise StudyCopyError({k: " ".join(v) for k, v in exc.message_dict.items()}) from None
     new.save()
+    # A copy's items start unassigned and open: the hand-out's counters and the skip of clean items (which needs
+    # the suggestions, not copied: import_prefill on the copy) are recomputed below.
     item_fields = [f.attname for f in Item._meta.concrete_fields
-                   if f.attname not in {"id", "study_id", "spam_of_id", "n_assigned"}]
+                   if f.attname not in {"id", "study_id", "spam_of_id", "n_assigned", "is_open", "skipped_clean"}]
     old_items = list(study.items.order_by("pk"))
     real = [i for i in old_items if not i.is_spam]
     spam = [i for i in old_items if i.is_spam]
@@ -272,6 +274,7 @@ def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
         [Candidate(item_id=new_pk[c.item_id], **{f: getattr(c, f) for f in cand_fields})
          for c in Candidate.objects.filter(item__study=study).order_by("pk").iterator(chunk_size=5000)],
         batch_size=5000)
+    new._recount_open_items()
     return new
 
 

@@ -220,3 +220,28 @@ def test_report_records_the_skipped_items_and_imputes_nothing(tmp_path: Path) ->
     assert ("Items on which CometKiwi-XL marked every candidate clean (3 items) were left out of the annotation "
             "(all of them): 3 items were never shown to annotators.") in methods
     assert "no score was imputed for the skipped items" in methods
+
+
+def test_a_copy_starts_with_every_item_open_and_none_skipped(tmp_path: Path) -> None:
+    from studies.lifecycle.invariants import study_copy
+    study = skipping(tmp_path, slug="skc", redundancy=1)
+    _judge_all(study, annotators_create(study=study, count=1)[0])
+    study.refresh_from_db()
+    assert study.n_open_items == 0
+    copy = study_copy(study=study, slug="skc-copy")
+    copy.refresh_from_db()
+    assert copy.n_open_items == 6 and Item.objects.filter(study=copy, is_open=True).count() == 6
+    assert not Item.objects.filter(study=copy, skipped_clean=True).exists()
+
+
+def test_a_study_with_the_setting_runs_the_same_statements_to_hand_out(tmp_path: Path) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    counts = []
+    for skip, slug in ((0.0, "skq0"), (1.0, "skq1")):
+        study = skipping(tmp_path, skip=skip, slug=slug)
+        annotator = annotators_create(study=study, count=1)[0]
+        with CaptureQueriesContext(connection) as queries:
+            assert assignment_next(annotator=annotator) is not None
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
