@@ -192,6 +192,8 @@ def test_the_pages_reach_the_done_page_and_the_study_its_end(tmp_path: Path, sta
     assert "C0DE-42" in done.content.decode()
     row = study_progress(study)
     assert row["percent"] == 100.0 and row["n_skipped"] == 3
+    listed = [s for s in staff.get("/api/v1/studies/").json() if s["slug"] == study.slug][0]
+    assert listed["n_skipped"] == 3 and listed["n_needed"] == 3 and listed["progress"] == 1.0
     detail = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
     assert "3</strong> items skipped as clean by CometKiwi-XL" in detail
     assert "3</strong> of 3 judgments (100.0%)" in detail
