@@ -235,8 +235,11 @@ class StudyAdmin(studies_admin.StudyAdmin):
     @admin.display(description="items", ordering="n_items")
     def items_column(self, study: StudyWithCounts) -> str:
         url = reverse("admin:studies_item_changelist") + f"?study__id__exact={study.pk}"
-        return format_html('<a href="{}">{}</a>{}', url, study.n_items,
-                           format_html(' <span title="spam items">+{} spam</span>', study.n_spam) if study.n_spam else "")
+        return format_html('<a href="{}">{}</a>{}{}', url, study.n_items,
+                           format_html(' <span title="spam items">+{} spam</span>', study.n_spam) if study.n_spam else "",
+                           format_html(' <span title="skipped as clean by the suggestions\' source (prefill_skip_clean): '
+                                       'never handed out">({} skipped)</span>', study.n_skipped)
+                           if study.n_skipped else "")
 
     @admin.display(description="annotators", ordering="n_annotators")
     def annotators_column(self, study: StudyWithCounts) -> str:

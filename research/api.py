@@ -71,9 +71,11 @@ class StudyListAPI(ResearcherAPIView):
         redundancy = serializers.IntegerField()
         n_items = serializers.IntegerField(help_text="Real items (spam copies not counted).")
         n_spam = serializers.IntegerField(help_text="Generated spam (control) items.")
+        n_skipped = serializers.IntegerField(help_text="Real items skipped as clean by the suggestions' source "
+                                                       "(prefill_skip_clean): never handed out, not needed.")
         n_annotators = serializers.IntegerField()
         n_done = serializers.IntegerField(help_text="Judged assignments.")
-        n_needed = serializers.IntegerField(help_text="(items + spam items) × redundancy.")
+        n_needed = serializers.IntegerField(help_text="(items + spam items − skipped items) × redundancy.")
         progress = serializers.FloatField(help_text="n_done / n_needed, 0 to 1.")
 
     @extend_schema(summary="Studies with their counts and progress", responses=OutputSerializer(many=True))
@@ -81,7 +83,7 @@ class StudyListAPI(ResearcherAPIView):
         studies = progress.study_list(queryset=access.studies_visible_to(request.user)).order_by("-created_at")
         data = [{"slug": s.slug, "title": s.title, "protocol": s.protocol, "status": s.status, "unit": s.unit,
                  "redundancy": s.redundancy, "n_items": s.n_items, "n_spam": s.n_spam,
-                 "n_annotators": s.n_annotators, "n_done": s.n_done, "n_needed": s.n_needed,
+                 "n_skipped": s.n_skipped, "n_annotators": s.n_annotators, "n_done": s.n_done, "n_needed": s.n_needed,
                  "progress": s.n_done / s.n_needed if s.n_needed else 0.0} for s in studies]
         return Response(self.OutputSerializer(data, many=True).data)
 

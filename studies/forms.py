@@ -150,10 +150,13 @@ class StudyAdminForm(forms.ModelForm):
             self.add_error(name if name in self.fields else None, forms.ValidationError(message, code=LOCKED_CODE))
         if locked:
             url = reverse("admin:studies_study_copy", args=[self.instance.pk])
+            handed_out = set(locked) == {"protocol_settings"} and "handed out" in locked["protocol_settings"]
             self.add_error(None, format_html(
-                'This study already has judgments, so what gives them their meaning is fixed. '
-                '<a href="{}">Copy as new study</a> to run it with the new settings '
-                '(same items and candidates, no annotators or judgments).', url))
+                '{} <a href="{}">Copy as new study</a> to run it with the new settings '
+                '(same items and candidates, no annotators or judgments).',
+                "Items of this study were already handed out, so which items are skipped as clean is fixed."
+                if handed_out else "This study already has judgments, so what gives them their meaning is fixed.",
+                url))
 
 
 class CandidateAdminForm(forms.ModelForm):

@@ -18,6 +18,7 @@ from protocols.registry import protocol_for, validate_protocol_name
 from studies.definition import taxonomy as tx
 from studies.definition.allocation import SCORE_RANGE, allocation_errors, is_adaptive, normalise_allocation, score_range
 from studies.definition.languages import html_lang, interface_language_error, language_tag_error, validate_language_tag
+from studies.definition.prefill import skips_clean
 from studies.definition.tutorial_shape import tutorial_model_errors
 
 if TYPE_CHECKING:
@@ -183,29 +184,72 @@ class Study(models.Model):
     def __str__(self) -> str:
         return self.slug
 
-    #: The redundancy as loaded, to notice a change on save (not a column).
+    #: The redundancy and the share of clean items skipped as loaded, to notice a change on save (not columns).
     _saved_redundancy: int | None = None
+    _saved_skip_clean: Any = None
 
     @classmethod
     def from_db(cls, db: str | None, field_names: Any, values: Any) -> Study:
         instance = super().from_db(db, field_names, values)
         instance._saved_redundancy = instance.__dict__.get("redundancy")
+        settings_ = instance.__dict__.get("protocol_settings")
+        instance._saved_skip_clean = settings_.get("prefill_skip_clean") if isinstance(settings_, dict) else None
         return instance
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Saving a changed redundancy (admin, shell, any caller) recomputes which items are open."""
+        """Saving a changed redundancy or ``prefill_skip_clean`` (admin, shell, any caller) recomputes which items
+        are open."""
         super().save(*args, **kwargs)
         saved = getattr(self, "_saved_redundancy", None)
-        if saved is not None and saved != self.redundancy:
+        settings_ = self.__dict__.get("protocol_settings")  # not loaded (deferred): not changed here
+        skip = settings_.get("prefill_skip_clean") if isinstance(settings_, dict) else getattr(self, "_saved_skip_clean", None)
+        if saved is not None and (saved != self.redundancy or skip != getattr(self, "_saved_skip_clean", None)):
             self._recount_open_items()
         self._saved_redundancy = self.redundancy
+        self._saved_skip_clean = skip
+
+    def skip_clean_share(self) -> float:
+        """The share of the items the AI source marks clean that are not handed out (``prefill_skip_clean``; 0
+        for a protocol without the setting)."""
+        value = (self.protocol_settings or {}).get("prefill_skip_clean") if isinstance(self.protocol_settings, dict) else None
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+    def _apply_skip_clean(self) -> None:
+        """Mark ``Item.skipped_clean``: real items whose every candidate the suggestions' source marks clean, drawn
+        per item from the study's seed under ``prefill_skip_clean``; record the count in ``provenance["prefill"]``.
+
+        Called only while no item has been handed out (``import_prefill`` and the setting's lock,
+        studies/lifecycle/invariants.py), so a skipped item has no assignment.
+        """
+        source = PrefillSource.objects.filter(study=self).first()
+        share = self.skip_clean_share()
+        items = Item.objects.filter(study=self)
+        clean_items: list[int] = []
+        if source is not None:
+            clean = set(source.clean_candidates or [])
+            by_item: dict[int, list[int]] = {}
+            for item_id, cand_id in Candidate.objects.filter(item__study=self, item__is_spam=False).values_list(
+                    "item_id", "pk"):
+                by_item.setdefault(item_id, []).append(cand_id)
+            clean_items = sorted(i for i, cands in by_item.items() if cands and all(c in clean for c in cands))
+        skipped = [i for i in clean_items if skips_clean(seed=self.seed, item=i, share=share)]
+        items.filter(skipped_clean=True).exclude(pk__in=skipped).update(skipped_clean=False)
+        items.filter(pk__in=skipped, skipped_clean=False).update(skipped_clean=True)
+        record = self.provenance.get("prefill") if isinstance(self.provenance, dict) else None
+        if isinstance(record, dict):
+            provenance = {**self.provenance, "prefill": {**record, "n_clean_items": len(clean_items),
+                                                         "skip_clean_share": share, "n_skipped_clean": len(skipped)}}
+            Study.objects.filter(pk=self.pk).update(provenance=provenance)
+            self.provenance = provenance
 
     def _recount_open_items(self) -> None:
-        """Recompute Item.is_open and n_open_items from n_assigned (annotation.handout.slots keeps them in step otherwise)."""
+        """Recompute Item.skipped_clean, Item.is_open and n_open_items from n_assigned: an item is open when it is
+        short of the redundancy and not skipped as clean (annotation.handout.slots keeps them in step otherwise)."""
         with transaction.atomic():
+            self._apply_skip_clean()
             items = Item.objects.filter(study=self)
-            items.filter(n_assigned__lt=self.redundancy).update(is_open=True)
-            items.filter(n_assigned__gte=self.redundancy).update(is_open=False)
+            items.filter(n_assigned__lt=self.redundancy, skipped_clean=False).update(is_open=True)
+            items.filter(models.Q(n_assigned__gte=self.redundancy) | models.Q(skipped_clean=True)).update(is_open=False)
             self.n_open_items = items.filter(is_open=True).count()
             Study.objects.filter(pk=self.pk).update(n_open_items=self.n_open_items)
 
@@ -329,7 +373,12 @@ class Item(models.Model):
                                                          "(a seeded shuffle); annotators walk their own permutation of these.")
     n_assigned = models.PositiveIntegerField(default=0, help_text="Assignments that count toward the redundancy: pending or "
                                                                   "done, of annotators who are not excluded.")
-    is_open = models.BooleanField(default=True, help_text="n_assigned < the study's redundancy (kept in the same UPDATE).")
+    is_open = models.BooleanField(default=True, help_text="n_assigned < the study's redundancy (kept in the same UPDATE) "
+                                                          "and not skipped_clean.")
+    skipped_clean = models.BooleanField(
+        default=False, help_text="Not handed out: the suggestions' source (import_prefill) marks every candidate clean "
+                                 "and the study's prefill_skip_clean share drew it (docs/ai-assistance.md). Never shown "
+                                 "to annotators.")
 
     class Meta:
         ordering = ["study_id", "order_key", "position", "pk"]  # by column: "study" would join studies for their ordering

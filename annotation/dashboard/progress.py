@@ -26,6 +26,7 @@ class StudyCounts(TypedDict):
 
     n_items: int
     n_spam: int
+    n_skipped: int
     n_annotators: int
     n_done: int
     n_needed: int
@@ -51,9 +52,11 @@ def _count(qs: QuerySet, outer: str = "study") -> Coalesce:
 
 
 def study_list(*, queryset: QuerySet[Study] | None = None) -> QuerySet[StudyWithCounts]:
-    """Studies annotated with n_items (real), n_spam, n_annotators, n_done and n_needed.
+    """Studies annotated with n_items (real), n_spam, n_skipped, n_annotators, n_done and n_needed.
 
-    n_needed = (real + spam items) × redundancy: the judgments the study asks for;
+    n_skipped: real items left out of the hand-out because the suggestions' source marks every candidate
+    clean (``Item.skipped_clean``, ``prefill_skip_clean``); they are never handed out, so they are not needed.
+    n_needed = (real + spam items − skipped items) × redundancy: the judgments the study asks for;
     n_done counts judged assignments (an item judged and later revised counts once)
     of annotators who are not excluded: excluded work is kept but does not count,
     and its items go back to the pool (annotation.handout.slots).
@@ -62,10 +65,11 @@ def study_list(*, queryset: QuerySet[Study] | None = None) -> QuerySet[StudyWith
     return (qs.annotate(
         n_items=_count(Item.objects.filter(is_spam=False)),
         n_spam=_count(Item.objects.filter(is_spam=True)),
+        n_skipped=_count(Item.objects.filter(skipped_clean=True)),
         n_annotators=_count(Annotator.objects.all()),
         n_done=_count(Assignment.objects.filter(status=AssignmentStatus.DONE, annotator__excluded=False),
                       outer="item__study"),
-    ).annotate(n_needed=(F("n_items") + F("n_spam")) * F("redundancy")))
+    ).annotate(n_needed=(F("n_items") + F("n_spam") - F("n_skipped")) * F("redundancy")))
 
 
 def study_progress(study: Study) -> dict[str, int | float]:
@@ -76,7 +80,7 @@ def study_progress(study: Study) -> dict[str, int | float]:
     extra judgments are kept, so n_done may pass n_needed (percent stops at 100).
     """
     row = study_list(queryset=Study.objects.filter(pk=study.pk)).values(
-        "n_items", "n_spam", "n_annotators", "n_done", "n_needed").get()
+        "n_items", "n_spam", "n_skipped", "n_annotators", "n_done", "n_needed").get()
     row["percent"] = min(100.0, round(100 * row["n_done"] / row["n_needed"], 1)) if row["n_needed"] else 0.0
     row["n_over_redundancy"] = Item.objects.filter(study=study, n_assigned__gt=study.redundancy).count()
     return row

@@ -21,6 +21,14 @@ line breaks become spaces (a TSV field cannot hold them).  In a
 sentence-unit study a text with a tab or a line break cannot be written in
 this one-line-per-segment format: the export is refused, naming the item.
 
+A study with suggested spans (``import_prefill``) gets a ``metadata`` column (JSON, as in Google's
+later releases): each error row says where its span came from (``span_source``: the annotator, a
+``kept`` or ``edited`` suggestion, or ``suggestion`` on the rows of the automatic system, written as
+one more rater named by its source), and the first row of a rating (its ``No-error`` row when it
+has no error) lists the suggestions that rater deleted on that candidate (``deleted_suggestions``:
+id, span, severity, category, decoy flag). A deleted suggestion is never an error row, so MQM
+scores read from the file are those of the stored answers.
+
 A **document-unit** study (:func:`_document_layout`) is written as Google
 writes its document-level releases: one segment per sentence of a block
 (``source_sentences``/``sentences``, else the texts' lines), ``doc`` the
@@ -46,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.handout.suggestions import span_origins, study_suggestions
+from annotation.handout.suggestions import candidate_suggestions, span_origins, study_suggestions
 from annotation.models import Annotator, Judgment
 from studies.models import Candidate, Item, PrefillSource, Study, Unit
 from formats.mqm_tsv import Judgment as TsvJudgment
@@ -253,6 +261,8 @@ def mqm_tsv_data(study: Study) -> MqmData:
     suggested = study_suggestions(study)
     rated: list[tuple[tuple[int, int, int], int, str, list[dict[str, Any]]]] = []
     origins: dict[tuple[int, str], list[tuple[str, str | None]]] = {}
+    deleted: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    decoys = {r.public_id for rows in suggested.values() for r in rows if r.is_decoy}
     for row in (Judgment.objects.filter(assignment__item__in=items.keys(), is_current=True)
                 .values("assignment__annotator_id", "assignment__item_id", "answer").iterator(chunk_size=2000)):
         annotator = raters[row["assignment__annotator_id"]]
@@ -265,6 +275,7 @@ def mqm_tsv_data(study: Study) -> MqmData:
             if suggested:
                 origins[(cand["pk"], annotator[1])] = span_origins(row["answer"], list(entry.get("spans") or []),
                                                                    suggested.get(cand["pk"], []))
+                deleted[(cand["pk"], annotator[1])] = _deleted(row["answer"], suggested.get(cand["pk"], []))
     rated.sort(key=lambda r: r[0])
     if study.unit == Unit.DOCUMENT:
         return _document_data(items, cands, rated)
@@ -296,20 +307,42 @@ def mqm_tsv_data(study: Study) -> MqmData:
                                     _one_line(doc_id, "position", ext), _one_line(seg_id, "id", ext),
                                     _one_line(item["source"], "source", ext), _one_line(cand["text"], "text", ext)))
         errors = tuple(_error(s, item["external_id"], item["source"], cand["text"]) for s in spans)
+        note = ""
         if suggested:
-            errors = tuple(_with_origin(e, origin) for e, origin in zip(errors, origins.get((cand_pk, rater), [])))
+            errors = tuple(_with_origin(e, origin, decoys) for e, origin in zip(errors, origins.get((cand_pk, rater), [])))
+            gone = deleted.get((cand_pk, rater))
+            if gone and errors:
+                meta = {**json.loads(errors[0].note), "deleted_suggestions": gone}
+                errors = (MqmError(errors[0].category, errors[0].severity, errors[0].spans,
+                                   json.dumps(meta, ensure_ascii=False)), *errors[1:])
+            elif gone:
+                note = json.dumps({"deleted_suggestions": gone}, ensure_ascii=False)
         has_note = has_note or any(e.note for e in errors)
-        judgments.append(TsvJudgment(seg_index[cand_pk], _one_line(rater, "rater", item["external_id"]), errors))
+        judgments.append(TsvJudgment(seg_index[cand_pk], _one_line(rater, "rater", item["external_id"]), errors,
+                                     note))
     extra = "metadata" if suggested else ("comment" if has_note else None)
     return MqmData(segments, judgments, extra_column=extra, header=True)
 
 
-def _with_origin(error: MqmError, origin: tuple[str, str | None]) -> MqmError:
+def _deleted(answer: Mapping[str, Any], rows: list[Any]) -> list[dict[str, Any]]:
+    """The suggestions of a candidate this answer deleted, as spans with their id and decoy flag (researchers only)."""
+    out = []
+    for entry in candidate_suggestions(dict(answer or {}), rows):
+        if entry["fate"] == "deleted":
+            span = {k: entry[k] for k in ("start", "end", "side", "severity", "category") if k in entry}
+            out.append({"suggestion": entry["id"], **span, "decoy": entry["decoy"]})
+    return out
+
+
+def _with_origin(error: MqmError, origin: tuple[str, str | None], decoys: set[str]) -> MqmError:
     """An error row of a study with suggestions: its ``metadata`` column says where the span came from
-    (``{"span_source": "annotator" | "kept" | "edited" | "suggestion", "suggestion": id, "note": …}``)."""
+    (``{"span_source": "annotator" | "kept" | "edited" | "suggestion", "suggestion": id, "decoy": true, "note": …}``;
+    ``decoy`` only on a kept or edited decoy)."""
     meta: dict[str, Any] = {"span_source": origin[0]}
     if origin[1]:
         meta["suggestion"] = origin[1]
+        if origin[1] in decoys:
+            meta["decoy"] = True
     if error.note:
         meta["note"] = error.note
     return MqmError(error.category, error.severity, error.spans, json.dumps(meta, ensure_ascii=False))

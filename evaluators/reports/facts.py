@@ -112,12 +112,16 @@ def _selection(study: Any) -> dict[str, Any] | None:
 
 
 def _prefill(study: Any) -> dict[str, Any] | None:
-    """Suggested error spans (``import_prefill``): their source, file and counts, and the study's settings."""
+    """Suggested error spans (``import_prefill``): their source, file and counts, and the study's settings;
+    ``n_clean_items``, ``skip_clean_share`` and ``n_skipped_clean``: the items on which the source marks every
+    candidate clean, and how many of them were left out of the hand-out (recorded when ``Item.skipped_clean`` was
+    written; 0 for an import recorded before the setting existed)."""
     record = study.provenance.get("prefill") if isinstance(study.provenance, dict) else None
     if not isinstance(record, dict):
         return None
     spec = study.spec
-    return {**record, "share": spec.setting(study, "prefill_share")}
+    return {"n_clean_items": None, "skip_clean_share": 0.0, "n_skipped_clean": 0, **record,
+            "share": spec.setting(study, "prefill_share")}
 
 
 def _allocation(study: Any) -> dict[str, Any] | None:

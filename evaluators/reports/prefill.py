@@ -81,10 +81,26 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def prefill_sentence(facts: dict[str, Any] | None, block: dict[str, Any] | None) -> str:
-    """The methods sentence on suggestions, from the recorded facts and the block's figures ("" without both)."""
-    if not facts or not block:
+def skip_clean_sentence(facts: dict[str, Any] | None) -> str:
+    """The methods sentence on the items left out as clean (``prefill_skip_clean``), from the recorded facts alone
+    ("" when the study skipped none)."""
+    if not facts or not facts.get("n_skipped_clean"):
         return ""
+    n, clean, share = facts["n_skipped_clean"], facts.get("n_clean_items"), facts.get("skip_clean_share")
+    drawn = "all of them" if share is not None and share >= 1 else \
+        f"a share of {_pct(share)} of them, drawn per item from the study's seed"
+    items = "item was" if n == 1 else "items were"
+    return (f"Items on which {facts['source']} marked every candidate clean ({clean} items) were left out of the "
+            f"annotation ({drawn}): {n} {items} never shown to annotators. System scores are computed on the judged "
+            f"items only; no score was imputed for the skipped items.")
+
+
+def prefill_sentence(facts: dict[str, Any] | None, block: dict[str, Any] | None) -> str:
+    """The methods sentence on suggestions, from the recorded facts and the block's figures ("" without both),
+    followed by the sentence on skipped clean items when there are any."""
+    skipped = skip_clean_sentence(facts)
+    if not facts or not block:
+        return skipped
     share = facts.get("share")
     ai, decoy = block["acceptance"]["ai"], block["acceptance"]["decoy"]
     parts = [f"On {_pct(share)} of the items, drawn per annotator and item from the study's seed, annotators saw "
@@ -106,4 +122,4 @@ def prefill_sentence(facts: dict[str, Any] | None, block: dict[str, Any] | None)
         paired = f"paired by segment over {scores['n_segments']} segments" if scores["paired"] else "unpaired"
         sentence += (f" Assisted minus unassisted scores: {scores['mean_difference']:+.2f} ({paired}; "
                      f"{scores['test']} test, p = {scores['p_value']:.3g}).")
-    return sentence
+    return f"{sentence} {skipped}" if skipped else sentence

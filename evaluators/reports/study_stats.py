@@ -37,7 +37,7 @@ from annotation.exporting.judgments import judgment_rows
 from annotation.quality.checks import study_context_probes
 from annotation.quality.span_controls import study_span_controls
 from evaluators.reports import span_report as sr
-from evaluators.reports.prefill import prefill_sentence
+from evaluators.reports.prefill import prefill_sentence, skip_clean_sentence
 from evaluators.reports.facts import data_facts, file_facts, study_facts
 from evaluators.stats import ratings as rt
 from evaluators.stats.agreement import agreement
@@ -572,6 +572,8 @@ def study_report(study: Any, **options: Any) -> dict:
     report["facts"] = study_facts(study, report["facts"])
     if report.get("prefill"):
         report["prefill"]["methods"] = prefill_sentence(report["facts"].get("prefill"), report["prefill"])
+    elif skip_clean_sentence(report["facts"].get("prefill")):
+        report["notes"].append(skip_clean_sentence(report["facts"].get("prefill")))
     report["control"] = study_span_controls(study=study, include_excluded=options.get("excluded") == "keep")
     _add_context_probes(report, study, options)
     if report["control"] is None or not report["control"].get("n_checks"):

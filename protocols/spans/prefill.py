@@ -29,6 +29,11 @@ PREFILL_SETTINGS: dict[str, Any] = {
         "type": "number", "minimum": 0, "maximum": 0.5, "default": 0.0,
         "description": "Share of all suggestions that are decoys: spans placed on text the data marks clean, "
                        "shown like the others, to measure how often annotators keep a suggestion unchecked."},
+    "prefill_skip_clean": {
+        "type": "number", "minimum": 0, "maximum": 1, "default": 0.0,
+        "description": "Share of the items on which the suggestions' source marks every candidate clean that are not "
+                       "handed out (drawn per item from the study's seed; 1: all of them, 0: none). Fixed once an item "
+                       "has been handed out; their spam copies and probes are handed out as usual."},
 }
 
 SUGGESTIONS_SCHEMA: dict[str, Any] = {

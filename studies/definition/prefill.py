@@ -5,6 +5,8 @@ Translation*, show annotators the error spans of a quality-estimation system and
 let them keep, edit or delete each. A study shows them on a share of the items,
 drawn per annotator and item from the study's seed, so that assisted and
 unassisted answers of the same items can be compared (docs/ai-assistance.md).
+Items on which the system marks every candidate clean may be left out of the
+hand-out (``prefill_skip_clean``), as ESA^AI saved budget on them.
 Pure functions: no database.
 """
 from __future__ import annotations
@@ -30,6 +32,16 @@ def shows_suggestions(*, seed: int, annotator: int, item: int, share: float) -> 
     if share >= 1:
         return True
     return draw(seed, "prefill", annotator, item) < share
+
+
+def skips_clean(*, seed: int, item: int, share: float) -> bool:
+    """Whether an item the suggestions' source marks clean is left out of the hand-out: a draw below ``share``
+    (per item, the same for every annotator; ``prefill_skip_clean``)."""
+    if share <= 0:
+        return False
+    if share >= 1:
+        return True
+    return draw(seed, "skip-clean", item) < share
 
 
 @dataclass(frozen=True)

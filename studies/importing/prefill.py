@@ -6,7 +6,8 @@ Two formats: JSON Lines, one candidate a line ``{"item": "<item id>", "system": 
 MQM TSV (one row per error, ``<v>…</v>`` around it; ``No-error`` marks a candidate clean), items
 found by ``doc:doc_id:seg_id`` or by ``seg_id``. Spans follow the study's own rules (its severities,
 its categories, offsets inside the text); a bad line is named and nothing is stored. Decoys
-(studies/controls/decoys.py) are placed in the same transaction, from the study's seed.
+(studies/controls/decoys.py) are placed in the same transaction, from the study's seed, and so are
+the items left out of the hand-out under ``prefill_skip_clean`` (``Item.skipped_clean``).
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from django.db import transaction
 
 from formats.mqm_tsv import MqmTsvError, is_no_error, parse_mqm_tsv
 from studies.controls.decoys import decoy_count, place_decoys
-from studies.definition.prefill import draw
+from studies.definition.prefill import draw, skips_clean
 from studies.importing.span_checks import category_names, span_checked
+from studies.lifecycle.invariants import study_has_assignments
 from studies.models import Candidate, PrefillSource, Study, Suggestion
 
 FORMATS = ("jsonl", "mqm-tsv")
@@ -158,6 +160,19 @@ def _parse_mqm_tsv(study: Study, text: str, name: str) -> _Parsed:
     return parsed
 
 
+def _skipped_candidates(study: Study, clean: set[int]) -> set[int]:
+    """The candidates of the items ``prefill_skip_clean`` will leave out of the hand-out (as ``Study._apply_skip_clean``
+    draws them): every candidate of the item clean, and the item's draw below the share."""
+    share = study.skip_clean_share()
+    if share <= 0:
+        return set()
+    by_item: dict[int, list[int]] = {}
+    for item_id, pk in Candidate.objects.filter(item__study=study, item__is_spam=False).values_list("item_id", "pk"):
+        by_item.setdefault(item_id, []).append(pk)
+    return {pk for item_id, pks in by_item.items() if all(p in clean for p in pks)
+            and skips_clean(seed=study.seed, item=item_id, share=share) for pk in pks}
+
+
 def prefill_import(*, study: Study, content: str, file_format: str, source: str, file_name: str = "") -> PrefillSource:
     """Store the file's spans as the study's suggestions, with its decoys; PrefillError naming every bad line."""
     problem = study.spec.prefill_problem(study)
@@ -172,6 +187,10 @@ def prefill_import(*, study: Study, content: str, file_format: str, source: str,
     if existing is not None:
         raise PrefillError([f"slug: study {study.slug} already has suggestions from {existing.name!r} "
                             f"(imported {existing.created_at:%Y-%m-%d}); a study takes one source."])
+    if study.skip_clean_share() > 0 and study_has_assignments(study=study):
+        raise PrefillError([f"slug: study {study.slug} has prefill_skip_clean {study.skip_clean_share():g}, and items "
+                            "were already handed out: which items are skipped as clean is fixed before that "
+                            "(copy_study makes a fresh copy)."])
     reader = _parse_jsonl if file_format == "jsonl" else _parse_mqm_tsv
     parsed = reader(study, content, file_name or "FILE")
     if not parsed.spans:
@@ -188,13 +207,16 @@ def prefill_import(*, study: Study, content: str, file_format: str, source: str,
         raise PrefillError(problems[:MAX_ERRORS])
     share = float(study.spec.setting(study, "prefill_decoys") or 0.0)
     seed = int(draw(study.seed, "decoys", source) * 2 ** 62)
-    texts = dict(Candidate.objects.filter(pk__in=parsed.spans).values_list("pk", "text"))
     clean = sorted(pk for pk, spans in parsed.spans.items() if not spans)
+    # Decoys go only where they will be shown: not on the items left out of the hand-out as clean.
+    hidden = _skipped_candidates(study, set(clean))
+    texts = dict(Candidate.objects.filter(pk__in=parsed.spans).exclude(pk__in=hidden).values_list("pk", "text"))
     styles = [(s["severity"], s.get("category", "")) for spans in parsed.spans.values() for s in spans
               if s["side"] == "target"]
     n_real = sum(len(spans) for spans in parsed.spans.values())
     taken = {pk: [(s["start"], s["end"]) for s in spans if s["side"] == "target"] for pk, spans in parsed.spans.items()}
-    decoys = place_decoys(texts=texts, taken=taken, clean=clean, n=decoy_count(n_real, share), styles=styles,
+    decoys = place_decoys(texts=texts, taken=taken, clean=[pk for pk in clean if pk not in hidden],
+                          n=decoy_count(n_real, share), styles=styles,
                           rng=random.Random(seed))
     with transaction.atomic():
         record = PrefillSource.objects.create(
@@ -214,4 +236,6 @@ def prefill_import(*, study: Study, content: str, file_format: str, source: str,
             "n_suggestions": n_real, "n_decoys": len(decoys), "decoy_share": share}
         Study.objects.filter(pk=study.pk).update(provenance=provenance)
         study.provenance = provenance
+        # Items whose every candidate the source marks clean leave the hand-out under prefill_skip_clean.
+        study._recount_open_items()
     return record

@@ -73,6 +73,28 @@ def study_has_judgments(*, study: Study) -> bool:
     return Study.objects.filter(pk=study.pk, items__assignments__judgments__isnull=False).exists()
 
 
+def study_has_assignments(*, study: Study) -> bool:
+    """True once any item of the study has been handed out (to anyone, answered or not)."""
+    if study.pk is None:
+        return False
+    return Study.objects.filter(pk=study.pk, items__assignments__isnull=False).exists()
+
+
+def skip_clean_change_error(*, study: Study, proposed: Any = None) -> str | None:
+    """Why ``prefill_skip_clean`` may not change (None when it may): which items are left out of the hand-out is
+    fixed once an item has been handed out, so that a skipped item never has an assignment."""
+    if study.pk is None:
+        return None
+    stored = Study.objects.filter(pk=study.pk).values_list("protocol_settings", flat=True).first()
+    before = (stored or {}).get("prefill_skip_clean") if isinstance(stored, dict) else None
+    proposed = study.protocol_settings if proposed is None else proposed
+    after = proposed.get("prefill_skip_clean") if isinstance(proposed, dict) else None
+    if before == after or not study_has_assignments(study=study):
+        return None
+    return (f"prefill_skip_clean cannot change from {before!r} to {after!r}: items of this study have already been "
+            f"handed out, and which items are skipped as clean is fixed before that. {COPY_HINT}")
+
+
 def study_judged_redundancy(*, study: Study) -> int:
     """The most annotators with a current answer on any one item: the floor for the study's redundancy."""
     result = (Item.objects.filter(study=study)
@@ -95,6 +117,14 @@ def study_change_errors(*, study: Study, changes: Mapping[str, Any] | None = Non
     """
     if study.pk is None:
         return {}
+    skip_error = (skip_clean_change_error(study=study, proposed=None if changes is None else changes["protocol_settings"])
+                  if changes is None or "protocol_settings" in changes else None)
+    if skip_error:
+        return {"protocol_settings": skip_error, **_locked_field_errors(study, changes)}
+    return _locked_field_errors(study, changes)
+
+
+def _locked_field_errors(study: Study, changes: Mapping[str, Any] | None) -> dict[str, str]:
     proposed = dict(changes) if changes is not None else {f: getattr(study, f) for f in (*LOCKED_FIELDS, "redundancy")}
     stored = Study.objects.filter(pk=study.pk).values(*LOCKED_FIELDS, "redundancy").first()
     if stored is None:
@@ -223,8 +253,10 @@ def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
     except ValidationError as exc:
         raise StudyCopyError({k: " ".join(v) for k, v in exc.message_dict.items()}) from None
     new.save()
+    # A copy's items start unassigned and open: the hand-out's counters and the skip of clean items (which needs
+    # the suggestions, not copied: import_prefill on the copy) are recomputed below.
     item_fields = [f.attname for f in Item._meta.concrete_fields
-                   if f.attname not in {"id", "study_id", "spam_of_id", "n_assigned"}]
+                   if f.attname not in {"id", "study_id", "spam_of_id", "n_assigned", "is_open", "skipped_clean"}]
     old_items = list(study.items.order_by("pk"))
     real = [i for i in old_items if not i.is_spam]
     spam = [i for i in old_items if i.is_spam]
@@ -242,6 +274,7 @@ def study_copy(*, study: Study, slug: str, title: str = "") -> Study:
         [Candidate(item_id=new_pk[c.item_id], **{f: getattr(c, f) for f in cand_fields})
          for c in Candidate.objects.filter(item__study=study).order_by("pk").iterator(chunk_size=5000)],
         batch_size=5000)
+    new._recount_open_items()
     return new
 
 

@@ -271,3 +271,50 @@ def test_report_block_and_methods_sentence_from_recorded_facts(tmp_path: Path) -
     # the same figures from the export alone
     again = report_from_export(judgments_frame(study))["prefill"]
     assert again["acceptance"] == block["acceptance"] and again["scores"] == block["scores"]
+
+
+def test_mqm_tsv_export_carries_deleted_fates_and_reads_back(tmp_path: Path, admin_user: Any) -> None:
+    """Deleted suggestions go in the rating's metadata (``deleted_suggestions``), never as error rows: Google's
+    readers and our own ``import_judgments --format mqm-tsv`` read the file back with the same errors."""
+    from annotation.exporting.mqm import mqm_tsv_text
+    from formats.mqm_tsv import parse_mqm_tsv
+    study = span_study(slug="pm3", protocol="mqm", items=4, candidates=2, prefill_share=1.0, prefill_decoys=0.3)
+    call_command("import_prefill", study.slug, write(tmp_path, prefill_lines(study, clean_every=3)), "--format",
+                 "jsonl", "--source", "xcomet-xl", stdout=StringIO())
+    study.refresh_from_db()
+    cycle = iter(["deleted", "kept"] * 40)
+    _answer_assisted(study, fate_of=lambda s: {"fate": next(cycle)})
+    fates = {sid: f["fate"] for j in Judgment.objects.all() for sid, f in j.answer["prefill"]["suggestions"].items()}
+    deleted_ids = {sid for sid, fate in fates.items() if fate == "deleted"}
+    assert deleted_ids and any(fate == "kept" for fate in fates.values())
+    text, _, _ = mqm_tsv_text(study)
+    lines = [line.split("\t") for line in text.strip().split("\n")]
+    human = [line for line in lines[1:] if line[4] != "xcomet-xl"]
+    written = [d for line in human if line[9] for d in json.loads(line[9]).get("deleted_suggestions", [])]
+    assert {d["suggestion"] for d in written} == deleted_ids  # each deleted suggestion once, with its span
+    decoys = set(Suggestion.objects.filter(is_decoy=True).values_list("public_id", flat=True))
+    assert all(d["decoy"] == (d["suggestion"] in decoys) and {"start", "end", "severity", "category"} <= set(d)
+               for d in written)
+    kept_rows = [line for line in human if line[7] != "No-error"]
+    assert len(kept_rows) == sum(fate == "kept" for fate in fates.values())  # deleted ones are no error rows
+    assert all(json.loads(line[9])["span_source"] == "kept" for line in kept_rows)
+    # a candidate whose every suggestion was deleted is a No-error row carrying them
+    assert any(line[7] == "No-error" and "deleted_suggestions" in line[9] for line in human)
+    # Google's layout: ten columns, the tenth a JSON object on every row that has one
+    data = parse_mqm_tsv(text)
+    assert data.extra_column == "metadata" and all(len(line) == 10 for line in lines)
+    # our own reader stores the same errors per rater and candidate, the deleted ones not among them
+    path = tmp_path / "export.tsv"
+    path.write_text(text, encoding="utf-8")
+    out = StringIO()
+    call_command("import_judgments", str(path), "--format", "mqm-tsv", "--slug", "pm3-back", stdout=out)
+    back = Study.objects.get(slug="pm3-back")
+    expected = {(line[4], line[3], line[0]) for line in lines[1:]}
+    stored: dict[tuple[str, str, str], int] = {}
+    for j in Judgment.objects.filter(assignment__item__study=back).select_related("assignment__annotator"):
+        systems = dict(back.items.get(pk=j.assignment.item_id).candidates.values_list("pk", "system"))
+        for pk, entry in j.answer["annotations"].items():
+            key = (j.assignment.annotator.external_id, j.assignment.item.metadata["mqm_tsv"]["seg_id"], systems[int(pk)])
+            stored[key] = len(entry["spans"])
+    assert set(stored) == expected
+    assert sum(stored.values()) == sum(1 for line in lines[1:] if line[7] != "No-error")

@@ -17,7 +17,8 @@ from annotation.models import Judgment
 class Command(BaseCommand):
     help = ("Attach an automatic system's error spans (start, end, category, severity, optional score) to an ESA or "
             "MQM study's candidates; annotators see them as suggestions on the study's prefill_share of items, with "
-            "decoys on clean text (prefill_decoys). A file with any bad line stores nothing (docs/ai-assistance.md).")
+            "decoys on clean text (prefill_decoys); items it marks clean are left out of the hand-out under "
+            "prefill_skip_clean. A file with any bad line stores nothing (docs/ai-assistance.md).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
@@ -43,6 +44,8 @@ class Command(BaseCommand):
                                + "\n  ".join(exc.problems)) from None
         facts = study.provenance["prefill"]
         audit(user, "prefill_imported", study, file=path.name, via="import_prefill", source=source,
-              suggestions=facts["n_suggestions"], decoys=facts["n_decoys"])
+              suggestions=facts["n_suggestions"], decoys=facts["n_decoys"], skipped_clean=facts.get("n_skipped_clean", 0))
+        skipped = (f"; {facts['n_skipped_clean']} of the {facts['n_clean_items']} items it marks clean skipped "
+                   f"(prefill_skip_clean {facts['skip_clean_share']:g})" if facts.get("n_skipped_clean") else "")
         self.stdout.write(f"{record.name}: {facts['n_suggestions']} suggested spans on {facts['n_candidates']} "
-                          f"candidates ({facts['n_clean']} clean), {facts['n_decoys']} decoys placed")
+                          f"candidates ({facts['n_clean']} clean), {facts['n_decoys']} decoys placed{skipped}")
