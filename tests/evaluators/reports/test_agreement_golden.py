@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 from annotation.models import Annotator
@@ -65,10 +66,16 @@ def overlapping_release(tmp_path: Path) -> Path:
 
 
 def output(study: Study, *args: str) -> str:
-    """``agreement SLUG ARGS``."""
-    out = io.StringIO()
-    call_command("agreement", study.slug, *args, stdout=out)
-    return out.getvalue()
+    """``agreement SLUG ARGS``, computed, then read back from the stored report (as another process would: the
+    process's own cache emptied first), which must print the same."""
+    printed = []
+    for _ in range(2):
+        cache.clear()
+        out = io.StringIO()
+        call_command("agreement", study.slug, *args, stdout=out)
+        printed.append(out.getvalue())
+    assert printed[1] == printed[0]
+    return printed[0]
 
 
 def check(name: str, text: str) -> None:
