@@ -132,10 +132,12 @@ def _blank(v: Any) -> Any:
 
 
 def _blank_to_none(series: pd.Series) -> pd.Series:
-    """``series.astype(object).map(_blank)``, with the values typed as ``Series.map`` types them
-    (``maybe_convert_objects``) but without its per-value call through pandas."""
+    """``series.astype(object).map(_blank)``, with the values typed as ``Series.map`` types them (pandas 2's
+    ``map_infer`` ends with ``maybe_convert_objects``, which pandas-stubs do not declare) but without its call
+    through pandas per value."""
     values = np.fromiter(map(_blank, series.to_numpy(dtype=object)), dtype=object, count=len(series))
-    return pd.Series(lib.maybe_convert_objects(values), index=series.index, name=series.name)
+    typed = lib.maybe_convert_objects(values)  # type: ignore[attr-defined]
+    return pd.Series(typed, index=series.index, name=series.name)
 
 
 def _blank_mask(series: pd.Series) -> np.ndarray:
