@@ -140,10 +140,6 @@ def _blank_to_none(series: pd.Series) -> pd.Series:
     return pd.Series(typed, index=series.index, name=series.name)
 
 
-def _blank_mask(series: pd.Series) -> np.ndarray:
-    """Which cells are missing or blank (``_blank_to_none(series).isna()``)."""
-    return np.fromiter((_blank(v) is None for v in series.to_numpy(dtype=object)), dtype=bool, count=len(series))
-
 
 def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.DataFrame, str, str]:
     """The export's columns renamed and typed for :mod:`evaluators.stats.ratings`.
@@ -173,7 +169,7 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     if answer_col and answer_col not in df.columns:
         raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
     for col in ("item", "annotator", "system", "judgment"):
-        blank = _blank_mask(df[col])
+        blank = _blank_to_none(df[col]).isna().to_numpy()
         if blank.any():
             row = int(np.flatnonzero(blank)[0])
             raise ReportError(f"{source}: row {row + 1}: blank {col!r}")
