@@ -195,3 +195,25 @@ class EvaluationJob(models.Model):
         if not self.progress_total:
             return None
         return min(100, int(100 * self.progress_done / self.progress_total))
+
+
+class StoredReport(models.Model):
+    """A study report as computed for one data version and one set of options, kept for other processes.
+
+    ``evaluators.reports.report_cache`` writes one when it computes a report and reads it back for
+    ``REPORT_SECONDS`` (the page's cache time): the ``agreement`` command and every app server then share a report
+    that the process-local cache would hold for one process only.
+    """
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="stored_reports",
+                              help_text="The study reported on.")
+    key = models.CharField(max_length=64, unique=True,
+                           help_text="SHA-256 of the study's data version and the report's options.")
+    report = models.TextField(help_text="The report as JSON text (its keys in the report's own order, which a JSON "
+                                        "column on PostgreSQL would not keep).")
+    computed_at = models.DateTimeField(help_text="When the report was computed; read back for REPORT_SECONDS.")
+
+    class Meta:
+        verbose_name = "stored report"
+
+    def __str__(self) -> str:
+        return f"report of study {self.study_id} at {self.computed_at:%Y-%m-%d %H:%M:%S}"

@@ -1,11 +1,11 @@
 """Reads for the report page, its downloads and the API: one cached study report.
 
-The page, its CSV/JSON downloads and ``GET /api/v1/studies/<slug>/agreement``
-all ask for the same report; computing it once per change of the data keeps a
-large study's page from recomputing the bootstrap for every download.  The
-cache key covers everything the report depends on (the judgments, the
-exclusions, the items, the options), so a new judgment or an exclusion is
-seen at once.
+The page, its CSV/JSON downloads, ``GET /api/v1/studies/<slug>/agreement`` and the
+``agreement`` command all ask for the same report; computing it once per change of
+the data keeps a large study's page from recomputing the bootstrap for every
+download (``evaluators.reports.report_cache``).  The key covers everything the report
+depends on (the judgments, the exclusions, the items, the options), so a new
+judgment or an exclusion is seen at once.
 """
 from __future__ import annotations
 
@@ -14,39 +14,20 @@ import json
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Max
 
-from annotation.models import Judgment
 from studies.models import Study
 
 from evaluators.models import LLMJudge
 from evaluators.reports import judges as judge_reports
-from evaluators.reports import study_stats
+from evaluators.reports.report_cache import data_version as _data_version
+from evaluators.reports.report_cache import study_report_cached
 from evaluators.reports.study_pilot import study_pilot
 from evaluators.stats.planning import Pilot, PlanningError
 
 CACHE_SECONDS = 600
 
 
-def _data_version(study: Study) -> str:
-    """Digest of what the report reads: current judgments, exclusions, items."""
-    judgments = Judgment.objects.filter(assignment__annotator__study=study).aggregate(
-        n=Count("pk"), last=Max("pk"))
-    excluded = list(study.annotators.filter(excluded=True).order_by("pk").values_list("pk", flat=True))
-    items = study.items.aggregate(n=Count("pk"), last=Max("pk"))
-    parts = [study.pk, study.slug, study.created_at.isoformat(), judgments, excluded, items]
-    return hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()[:24]
-
-
-def study_report_cached(*, study: Study, options: dict[str, Any]) -> dict:
-    """:func:`evaluators.reports.study_stats.study_report` with ``options``, cached until the data changes."""
-    key = "study-report:" + hashlib.sha256(
-        json.dumps([_data_version(study), options], sort_keys=True).encode()).hexdigest()
-    report = cache.get(key)
-    if report is None:
-        report = study_stats.study_report(study, **options)
-        cache.set(key, report, CACHE_SECONDS)
-    return report
+__all__ = ["CACHE_SECONDS", "judges_report_cached", "study_pilot_cached", "study_report_cached"]
 
 
 def judges_report_cached(*, study: Study, options: dict[str, Any]) -> dict | None:

@@ -26,12 +26,15 @@ Policies (query parameters / command options, defaults first):
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from pandas._libs import lib
 
 from annotation.exporting.judgments import judgment_rows
 from annotation.quality.checks import study_context_probes
@@ -113,18 +116,29 @@ def _as_bool(series: pd.Series, column: str, source: str) -> pd.Series:
         if text in _FALSE:
             return False
         raise ReportError(f"{source}: column {column!r}: {v!r} is not a boolean (true/false)")
+    if series.dtype == bool:  # a stored study's column: every value converts to itself
+        return series.astype(bool)
     return series.map(conv).astype(bool)
 
 
+def _blank(v: Any) -> Any:
+    """A cell with surrounding blanks stripped; None for a missing or blank one."""
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        return v or None
+    return v
+
+
 def _blank_to_none(series: pd.Series) -> pd.Series:
-    def conv(v: Any) -> Any:
-        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-            return None
-        if isinstance(v, str):
-            v = v.strip()
-            return v or None
-        return v
-    return series.astype(object).map(conv)
+    """``series.astype(object).map(_blank)``, with the values typed as ``Series.map`` types them (pandas 2's
+    ``map_infer`` ends with ``maybe_convert_objects``, which pandas-stubs do not declare) but without its call
+    through pandas per value."""
+    values = np.fromiter(map(_blank, series.to_numpy(dtype=object)), dtype=object, count=len(series))
+    typed = lib.maybe_convert_objects(values)  # type: ignore[attr-defined]
+    return pd.Series(typed, index=series.index, name=series.name)
+
 
 
 def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.DataFrame, str, str]:
@@ -155,9 +169,9 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     if answer_col and answer_col not in df.columns:
         raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
     for col in ("item", "annotator", "system", "judgment"):
-        blank = _blank_to_none(df[col]).isna()
+        blank = _blank_to_none(df[col]).isna().to_numpy()
         if blank.any():
-            row = int(np.flatnonzero(blank.to_numpy())[0])
+            row = int(np.flatnonzero(blank)[0])
             raise ReportError(f"{source}: row {row + 1}: blank {col!r}")
     out = pd.DataFrame({
         "judgment": df["judgment"].astype(str).to_numpy(),
@@ -551,10 +565,11 @@ def study_export_frame(study: Any) -> pd.DataFrame:
     keeps a large study's report within a few hundred MB.
     """
     columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
-    appenders = [(columns[c].append, c) for c in REPORT_COLUMNS]
-    for row in judgment_rows(study):
-        for append, c in appenders:
-            append(row[c])
+    cells = operator.itemgetter(*REPORT_COLUMNS)
+    rows = judgment_rows(study)
+    while chunk := [cells(row) for row in itertools.islice(rows, 10_000)]:
+        for column, values in zip(columns.values(), zip(*chunk)):
+            column.extend(values)
     return pd.DataFrame(columns, columns=list(REPORT_COLUMNS))
 
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from protocols.parts.reports import ReportsRules
 
 if TYPE_CHECKING:
@@ -35,6 +33,7 @@ class ChoiceReports(ReportsRules):
     def reference_outcomes(self, frame: pd.DataFrame) -> pd.DataFrame | None:
         """``reference`` / ``system``: that candidate chosen; ``tie``: choice ``tie`` or ``neither``;
         ``invalid``: anything else (``invalid``, no answer)."""
+        import numpy as np
         import pandas as pd
 
         from evaluators.reports.study_stats import reference_judgments

@@ -3,9 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluators.reports.facts import how
-from evaluators.reports.span_paper import CITATIONS, severity_words
-from evaluators.reports.span_report import METHODS
 from protocols.spans.reports import ScoreReports, slider_words
 
 
@@ -16,12 +13,17 @@ class EsaReports(ScoreReports):
     comparison_score_label = "ESA score, higher is better"
 
     def score_methods(self, uses_spans: bool) -> dict[str, str]:
+        from evaluators.reports.span_report import METHODS
+
         if uses_spans:
             return {"score": "ESA: annotators mark minor/major error spans, then give the 0–100 score used as given "
                              "(Kocmi et al. 2024); higher is better. " + METHODS["score"]}
         return {"score": "DA: the 0–100 score as given, higher is better (Graham et al. 2013; WMT). " + METHODS["score"]}
 
     def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+        from evaluators.reports.facts import how
+        from evaluators.reports.span_paper import CITATIONS, severity_words
+
         native = how(facts) == "native"
         slider = slider_words(facts)
         if (report.get("policies") or {}).get("uses_spans", True):

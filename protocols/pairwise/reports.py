@@ -1,15 +1,12 @@
 """The pairwise protocol in the reports: its 0-100 scores are reported as ESA's (or DA's, without spans)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from evaluators.reports.span_paper import CITATIONS, severity_words
-from evaluators.reports.span_report import METHODS
-from evaluators.stats.agreement import agreement
-from protocols.pairwise.bradley_terry import bradley_terry
 from protocols.spans.reports import ScoreReports, slider_words
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class PairwiseReports(ScoreReports):
@@ -19,10 +16,14 @@ class PairwiseReports(ScoreReports):
     report_template = "protocols/pairwise/_report.html"
 
     def score_methods(self, uses_spans: bool) -> dict[str, str]:
+        from evaluators.reports.span_report import METHODS
+
         return {"score": "Pairwise: the two candidates of an item shown side by side, each given a 0–100 score "
                          "used as given; higher is better. " + METHODS["score"]}
 
     def methods_protocol_sentence(self, kind: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+        from evaluators.reports.span_paper import CITATIONS, severity_words
+
         slider = slider_words(facts)
         spans = ""
         if (report.get("policies") or {}).get("uses_spans", True):
@@ -34,6 +35,11 @@ class PairwiseReports(ScoreReports):
         """``preference``: agreement on which candidate is better (units = items, categories = the preferred
         system or "tie"), and Bradley–Terry strengths of the systems from the preferences (a tie counts half
         to each side). Preferences on control items never count; excluded annotators per the policy."""
+        import pandas as pd
+
+        from evaluators.stats.agreement import agreement
+        from protocols.pairwise.bradley_terry import bradley_terry
+
         rows = frame if excluded == "keep" else frame[~frame["excluded"].astype(bool)]
         rows = rows[~rows["is_spam_item"].astype(bool)]
         given = rows[rows["choice"].notna() & (rows["choice"].astype(str) != "")]

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from protocols.parts.reports import ReportsRules
 
 if TYPE_CHECKING:
@@ -37,6 +35,8 @@ class RankingReports(ReportsRules):
     def reference_outcomes(self, frame: pd.DataFrame) -> pd.DataFrame | None:
         """``reference``: the reference alone at the best rank; ``system``: a system ranked strictly above it;
         ``tie``: they share the best rank; ``invalid``: a rank is missing."""
+        import numpy as np
+
         from evaluators.reports.study_stats import reference_judgments
 
         df, head = reference_judgments(frame)
@@ -51,6 +51,7 @@ class RankingReports(ReportsRules):
         return head.reset_index()
 
     def prefers_reference(self, frame: pd.DataFrame) -> pd.Series | None:
+        import numpy as np
         import pandas as pd
 
         if "rank" not in frame.columns:

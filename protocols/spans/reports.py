@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaluators.reports.facts import how
-from evaluators.reports.prefill import prefill_block
 from protocols.parts.reports import ReportsRules
 
 if TYPE_CHECKING:
@@ -30,6 +28,8 @@ class SpanReports(ReportsRules):
     def protocol_blocks(self, frame: pd.DataFrame, *, spam: str, excluded: str, seed: int) -> dict[str, Any]:
         """Studies with suggested spans: the ``prefill`` block (time, acceptance of suggestions and decoys, score
         difference, agreement with the AI; evaluators/reports/prefill.py)."""
+        from evaluators.reports.prefill import prefill_block
+
         block = prefill_block(frame)
         return {"prefill": block} if block else {}
 
@@ -57,4 +57,6 @@ class ScoreReports(SpanReports):
 
 def slider_words(facts: dict[str, Any]) -> str:
     """WMT's slider, in the methods text only of judgments collected here (an imported file does not record it)."""
+    from evaluators.reports.facts import how
+
     return " on a slider anchored at 0, 33, 66 and 100" if how(facts) == "native" else ""

@@ -13,15 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.core.checks import Tags
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.reports import study_stats, paper
-from evaluators.reports.table_files import TableFileError, read_table, require_columns
+from evaluators.reports.report_cache import study_report_cached
 from evaluators.reports.text import agreement_text, study_report_text
-from evaluators.stats.agreement import agreement
-from evaluators.stats.coding import WEIGHT_SCHEMES
 from studies.access import rules as access
-from studies.models import Study
+
+#: ``evaluators.stats.coding.WEIGHT_SCHEMES`` (a test checks that they are equal), named here because importing the
+#: statistics package loads pandas, SciPy and irrCAC, which a report read back from the cache does without.
+WEIGHT_SCHEMES = ("identity", "quadratic", "linear", "ordinal")
 
 
 def dump_json(data: Any) -> str:
@@ -35,6 +36,9 @@ class Command(BaseCommand):
         "recomputes that report from an exported judgments file; `agreement --ratings FILE --item COL "
         "--rater COL --label COL` works on any long ratings table (one row per rating, blank label = missing)."
     )
+    # The models' checks only: the others load every URL and view (0.8 s, pandas included), which a command that
+    # prints a report never serves (`manage.py check` runs them all).
+    requires_system_checks = [Tags.models]
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", nargs="?", help="Study slug (study mode).")
@@ -92,6 +96,8 @@ class Command(BaseCommand):
             text = study_report_text(result)
         out = dump_json(result) + "\n" if opts["json"] else text
         if opts.get("methods") or opts.get("table"):
+            from evaluators.reports import paper
+
             if opts.get("methods"):
                 out = paper.methods_paragraph(result) + "\n"
             else:
@@ -107,6 +113,9 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ modes
     def _ratings(self, opts: dict[str, Any]) -> dict:
+        from evaluators.reports.table_files import TableFileError, read_table, require_columns
+        from evaluators.stats.agreement import agreement
+
         path = opts["ratings"]
         try:
             frame = read_table(path)
@@ -144,11 +153,18 @@ class Command(BaseCommand):
         study = access.command_study(opts["slug"], access.command_user(opts.get("user")), "report",
                                      not_found=f"No study with slug {opts['slug']!r}.")
         try:
-            return study_stats.study_report(study, **self._study_options(opts))
-        except study_stats.ReportError as exc:
-            raise CommandError(str(exc)) from None
+            return study_report_cached(study=study, options=self._study_options(opts))
+        except ValueError as exc:
+            from evaluators.reports.study_stats import ReportError
+
+            if isinstance(exc, ReportError):
+                raise CommandError(str(exc)) from None
+            raise
 
     def _judgments(self, opts: dict[str, Any]) -> dict:
+        from evaluators.reports import study_stats
+        from evaluators.reports.table_files import TableFileError, read_table
+
         path = opts["judgments"]
         try:
             frame = read_table(path)
