@@ -27,7 +27,8 @@ def test_duplicate_sequences_are_renumbered_and_durations_become_server_time():
             for k, seq in enumerate([1, 2, 2, 3, 2])]
     Annotator.objects.create(study_id=other.pk, token="tx", code="ax", sequence=2)  # another study's 2: no clash
     start = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
-    items = list(study.items.order_by("pk"))
+    # the historical Item: later migrations that depend on annotation's were unapplied with it
+    items = list(apps.get_model("studies", "Item").objects.filter(study_id=study.pk).order_by("pk"))
     g1 = Assignment.objects.create(annotator=made[0], item_id=items[0].pk, sequence=1)
     g2 = Assignment.objects.create(annotator=made[1], item_id=items[1].pk, sequence=1)
     with_client = Judgment.objects.create(
