@@ -56,6 +56,8 @@ class DocumentSacrebleuEvaluator:
     level: str = "document"
     needs_source: bool = False
     needs_documents: bool = True
+    #: sacrebleu tokenises by itself: no language backend (whose cache the other evaluators of a run share).
+    uses_backend: bool = False
 
     def evaluate(self, corpus: Corpus, *, nlp: Backend | None = None,
                  progress: ProgressCallback | None = None) -> EvaluationResult:

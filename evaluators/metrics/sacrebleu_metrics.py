@@ -171,6 +171,8 @@ class SacrebleuEvaluator:
     level: str = "sentence"
     needs_source: bool = False
     needs_documents: bool = False
+    #: sacrebleu tokenises by itself: no language backend (whose cache the other evaluators of a run share).
+    uses_backend: bool = False
     #: sacrebleu scores against several references at once (its ``nrefs``): a corpus with several is scored
     #: against all of them (``Corpus.reference_names``, ``Segment.references``).
     multi_reference: bool = True
