@@ -555,6 +555,7 @@ def evaluators_prepare(*, study: Study, names: list[str], nlp: str | Backend | N
     child.join()
     reader.join()
     receive.close()
+    prepared: list[PreparedRun] = []
     for name in names:
         outcome = results.get(name)
         if outcome is None:
@@ -563,7 +564,8 @@ def evaluators_prepare(*, study: Study, names: list[str], nlp: str | Backend | N
             raise PreparationFailed(name, outcome) from outcome
         if isinstance(outcome, Exception):
             raise outcome
-    return [results[name] for name in names]  # type: ignore[misc]  # every one is a PreparedRun (checked above)
+        prepared.append(outcome)
+    return prepared
 
 
 def _prepare_apart(send: Any, names: list[str], kwargs: dict[str, Any]) -> None:
