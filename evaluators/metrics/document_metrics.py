@@ -21,7 +21,7 @@ minute per 2,000-word document.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evaluators.metrics.corpus import (
     Corpus,
@@ -56,6 +56,8 @@ class DocumentSacrebleuEvaluator:
     level: str = "document"
     needs_source: bool = False
     needs_documents: bool = True
+    #: sacrebleu tokenises by itself: no language backend (whose cache the other evaluators of a run share).
+    uses_backend: bool = False
 
     def evaluate(self, corpus: Corpus, *, nlp: Backend | None = None,
                  progress: ProgressCallback | None = None) -> EvaluationResult:
@@ -67,6 +69,9 @@ class DocumentSacrebleuEvaluator:
         result = EvaluationResult(evaluator=self.name, higher_is_better=self.higher_is_better, systems=[])
         signature = ""
         systems = corpus.systems
+        # The joined references are the same for every system that translated the same segments: their
+        # n-grams (BLEU, chrF) or words (TER) are extracted once.
+        ref_caches: dict[tuple[str, ...], list[Any]] = {}
         for step, system in enumerate(systems, start=1):
             doc_ids, hyps, refs, keys = [], [], [], []
             for doc, segs in docs.items():
@@ -77,7 +82,9 @@ class DocumentSacrebleuEvaluator:
                 hyps.append(" ".join(h for _, h in pairs))
                 refs.append(" ".join(s.reference for s, _ in pairs))
                 keys.append([s.key for s, _ in pairs])
-            ref_cache = metric._cache_references([refs])
+            ref_cache = ref_caches.get(tuple(refs))
+            if ref_cache is None:
+                ref_cache = ref_caches[tuple(refs)] = metric._cache_references([refs])
             signature = (f"{self.name}|unit:document|join:space|system:mean-of-documents|"
                          f"{metric.get_signature()}|version:{VERSION}")
             if self.kind == "ter":

@@ -37,8 +37,9 @@ better, and it can exceed 100).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from evaluators.metrics.corpus import (
@@ -50,7 +51,7 @@ from evaluators.metrics.corpus import (
     reference_streams,
     register,
 )
-from evaluators.metrics import ter_exact
+from evaluators.metrics import chrf_exact, ter_exact
 from evaluators.metrics.langguess import guess_language, primary_subtag
 
 if TYPE_CHECKING:  # sacrebleu is imported on first use (keeps `manage.py` start-up fast)
@@ -123,11 +124,18 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Seq
     Exactly ``Metric._extract_corpus_statistics`` (the loop sacrebleu's ``corpus_score`` and its paired tests
     run), on a reference cache that may be a subset of the corpus' segments.  TER's statistics come from
     :mod:`evaluators.metrics.ter_exact` (sacrebleu's edits to the last bit, about three times faster on
-    sentences: docs/evaluators.md, "Speed at release scale").
+    sentences) and chrF's from :mod:`evaluators.metrics.chrf_exact` (the same integers, its counting loops in
+    C): docs/evaluators.md, "Speed at release scale".
     """
     from sacrebleu.metrics import TER
 
-    compute = ter_exact.segment_statistics if isinstance(metric, TER) else metric._compute_segment_statistics
+    compute: Callable[[str, Any], Any]
+    if isinstance(metric, TER):
+        compute = ter_exact.segment_statistics
+    elif chrf_exact.supports(metric):
+        compute = partial(chrf_exact.segment_statistics, metric)
+    else:
+        compute = metric._compute_segment_statistics
     return [compute(metric._preprocess_segment(hyp), ref) for hyp, ref in zip(hypotheses, ref_cache, strict=True)]
 
 
@@ -163,6 +171,8 @@ class SacrebleuEvaluator:
     level: str = "sentence"
     needs_source: bool = False
     needs_documents: bool = False
+    #: sacrebleu tokenises by itself: no language backend (whose cache the other evaluators of a run share).
+    uses_backend: bool = False
     #: sacrebleu scores against several references at once (its ``nrefs``): a corpus with several is scored
     #: against all of them (``Corpus.reference_names``, ``Segment.references``).
     multi_reference: bool = True

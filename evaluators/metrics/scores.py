@@ -10,6 +10,9 @@ import csv
 import io
 import json
 import math
+import multiprocessing
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +56,15 @@ class UnknownEvaluatorError(ValueError):
 
 class EvaluationError(ValueError):
     """The evaluator cannot score this study (no item with a reference, a language it has no list for, ...)."""
+
+
+class PreparationFailed(EvaluationError):
+    """Evaluator ``name`` of :func:`evaluators_prepare` refused the study; ``error`` says why."""
+
+    def __init__(self, name: str, error: Exception) -> None:
+        super().__init__(str(error))
+        self.name = name
+        self.error = error
 
 
 def evaluator_names() -> list[str]:
@@ -475,3 +487,97 @@ def evaluator_prepare(*, study: Study, name: str, nlp: str | Backend | None = No
         "higher_is_better": result.higher_is_better, "kind": EvaluatorKind.BUILTIN,
         "description": spec.description, "signature": signature, "backend": backend.name if backend is not None else "",
         "system_scores": system_scores, "notes": notes, "paired": _json_safe(paired_block), "references": used})
+
+
+def uses_backend(name: str) -> bool:
+    """Whether the registry evaluator ``name`` analyses text with a language backend (True unless it says not)."""
+    return bool(getattr(evaluators().get(name), "uses_backend", True))
+
+
+#: Called as each evaluator of :func:`evaluators_prepare` finishes, with its name (from a helper thread when
+#: the run is split over two processes).
+DoneCallback = Callable[[str], None]
+
+
+def evaluators_prepare(*, study: Study, names: list[str], nlp: str | Backend | None = None,
+                       paired: str | None = "bs", built: StudyCorpus, reference: str | None = None,
+                       processes: int = 1, done: DoneCallback | None = None) -> list[PreparedRun]:
+    """:func:`evaluator_prepare` of every evaluator of ``names``, in that order; nothing is stored.
+
+    The first evaluator (in ``names``' order) that refuses the study raises :class:`PreparationFailed`.
+
+    ``processes=2`` runs the evaluators that use no language backend (sacrebleu's) in a forked child process
+    and the others here, at the same time: the wall time of the two halves, not their sum, and the same CPU
+    (the backend's cache of analysed texts stays shared by the evaluators that use it, all in this process).
+    The child computes on the corpus already in memory and sends its runs back through a pipe; it makes no
+    database query (the parent stores everything); refusals are raised once both halves are finished.
+    """
+    apart = [n for n in names if not uses_backend(n)] if processes > 1 else []
+    here = [n for n in names if n not in apart]
+    kwargs: dict[str, Any] = {"study": study, "nlp": nlp, "paired": paired, "built": built, "reference": reference}
+    if not apart or not here:
+        out = []
+        for name in names:
+            try:
+                out.append(evaluator_prepare(name=name, **kwargs))
+            except (UnknownEvaluatorError, EvaluationError) as exc:
+                raise PreparationFailed(name, exc) from exc
+            if done:
+                done(name)
+        return out
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_prepare_apart, args=(send, apart, kwargs), daemon=True)
+    child.start()
+    send.close()
+    results: dict[str, PreparedRun | Exception] = {}
+
+    def collect() -> None:  # a thread: the child's runs are read while this process computes its own
+        while True:
+            try:
+                name, outcome = receive.recv()
+            except EOFError:  # the child ended
+                return
+            results[name] = outcome
+            if done and not isinstance(outcome, Exception):
+                done(name)
+
+    reader = threading.Thread(target=collect, daemon=True)
+    reader.start()
+    for name in here:
+        try:
+            results[name] = evaluator_prepare(name=name, **kwargs)
+        except (UnknownEvaluatorError, EvaluationError) as exc:
+            results[name] = exc
+            continue
+        if done:
+            done(name)
+    child.join()
+    reader.join()
+    receive.close()
+    prepared: list[PreparedRun] = []
+    for name in names:
+        outcome = results.get(name)
+        if outcome is None:
+            raise RuntimeError(f"{name}: the process computing it ended without a result (exit code {child.exitcode})")
+        if isinstance(outcome, (UnknownEvaluatorError, EvaluationError)):
+            raise PreparationFailed(name, outcome) from outcome
+        if isinstance(outcome, Exception):
+            raise outcome
+        prepared.append(outcome)
+    return prepared
+
+
+def _prepare_apart(send: Any, names: list[str], kwargs: dict[str, Any]) -> None:
+    """The forked child of :func:`evaluators_prepare`: each run (or its refusal, or the error) sent as it ends."""
+    name = names[0]
+    try:
+        for name in names:
+            try:
+                send.send((name, evaluator_prepare(name=name, **kwargs)))
+            except (UnknownEvaluatorError, EvaluationError) as exc:
+                send.send((name, exc))
+    except BaseException as exc:  # an unexpected error: raised in the parent instead of lost with this process
+        send.send((name, RuntimeError(f"{name}: {type(exc).__name__}: {exc}")))
+    finally:
+        send.close()

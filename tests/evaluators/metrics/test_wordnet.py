@@ -17,6 +17,8 @@ def test_synonyms_are_the_lemma_names_of_every_sense() -> None:
     assert "vehicle" not in cars
     assert wordnet.synonyms("moreover") == frozenset({"moreover", "furthermore", "what_is_more"})
     assert wordnet.synonyms("and") == frozenset()  # not in WordNet
+    for lemma, pos in [("car", "n"), ("still", None), ("first", None), ("run", "v"), ("so", None), ("good", "a")]:
+        assert wordnet.synonyms(lemma, pos) == wordnet.relations(lemma, pos).synonyms  # without the relations' reads
 
 
 def test_hypernyms_and_hyponyms_are_direct_unless_a_depth_is_given() -> None:
