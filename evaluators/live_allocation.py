@@ -63,7 +63,7 @@ def _scorer(study: Study) -> tuple[tuple[float, float], Values] | None:
                         preference=spec.preference_observations)
     if scale is None:
         return None
-    if scale == PREFERENCE_RANGE and not spec.uses_score(study):
+    if scale == PREFERENCE_RANGE:
         return scale, spec.preference_values
     if spec.uses_score(study):
         def given(entry: dict[str, Any]) -> float | None:
@@ -170,7 +170,7 @@ def _config(study: Study, scale: tuple[float, float]) -> SequentialConfig:
     options = study.allocation
     return SequentialConfig(*scale, alpha=float(options["alpha"]),
                             min_effect=None if options["min_effect"] is None else float(options["min_effect"]),
-                            preference=study.spec.preference_observations and not study.spec.uses_score(study))
+                            preference=scale == PREFERENCE_RANGE)  # the scale _scorer chose: one decision
 
 
 def _tally_rebuild(study: Study, scale: tuple[float, float],

@@ -507,8 +507,9 @@ def evaluators_prepare(*, study: Study, names: list[str], nlp: str | Backend | N
     The first evaluator (in ``names``' order) that refuses the study raises :class:`PreparationFailed`.
 
     ``processes=2`` runs the evaluators that use no language backend (sacrebleu's) in a forked child process
-    and the others here, at the same time: the wall time of the two halves, not their sum, and the same CPU
-    (the backend's cache of analysed texts stays shared by the evaluators that use it, all in this process).
+    and the others here, at the same time: the wall time of the longer half, not their sum, when the second core
+    is free, for a little more CPU (the child's runs pickled back; docs/evaluators.md has the figures). The
+    backend's cache of analysed texts stays shared by the evaluators that use it, all in this process.
     The child computes on the corpus already in memory and sends its runs back through a pipe; it makes no
     database query (the parent stores everything); refusals are raised once both halves are finished.
     """

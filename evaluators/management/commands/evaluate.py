@@ -47,8 +47,8 @@ class Command(BaseCommand):
         parser.add_argument("--processes", type=int, choices=(1, 2), default=min(2, os.cpu_count() or 1),
                             help="2 (the default on a machine with two cores or more): the evaluators that use no "
                                  "language backend (bleu, chrf, ter, doc-*) run in a second process beside the "
-                                 "others (about half the wall time, the same CPU); 1: one after the other, with a "
-                                 "progress bar per evaluator on a terminal.")
+                                 "others (less wall time when the second core is free, a little more CPU: docs/evaluators.md); "
+                                 "1: one after the other, with a progress bar per evaluator on a terminal.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         names = evaluator_names()
