@@ -15,11 +15,13 @@ confidence sequences assume. The sequences are valid at every time, so a policy 
 next request from everything seen so far without inflating false decisions.
 
 * **uniform**: the items in the random order, every system on each.
-* **adaptive**: a warm-up of the first ``warmup`` items with every system; then, repeatedly, the open
-  pair of the target set whose decision is predicted soonest (its capital's mean growth so far,
-  :meth:`AdaptivePolicy.predicted_finish`) gets its next item: the lagging system of the pair (or
-  both, when level) is judged on the next item of the order. A pair near zero difference, whose
-  capital does not grow, waits until the pairs that are moving have been decided.
+* **adaptive** (elimination): a warm-up of the first ``warmup`` items with every system; then each
+  next item of the order for the systems that still have an open pair of the target set, and for no
+  other. A system all of whose target pairs are decided (or, with target ``top``, that is out of the top
+  cluster) is judged no more. An open pair's two systems are judged on every item, so each pair reaches
+  each decision at the same item of the order as under uniform, never later, with fewer judgments (those
+  of the systems already eliminated): the adaptive policy never needs more judgments than uniform to
+  reach any set of decisions (tested). Successive elimination: Even-Dar, Mannor & Mansour (JMLR 2006).
 
 A judgment is one (item, system) cell. Pure numpy; no Django.
 """
@@ -85,7 +87,8 @@ def predicted_finish(seq: PairwiseSequences, rows: np.ndarray) -> np.ndarray:
     """The observations at which each pair would reach its decision if its capital kept its mean growth.
 
     ``n + (log(1/α_pair) − L) / (L / n)`` for a pair with log-capital ``L > 0`` after ``n``
-    observations; infinite when the capital has not grown. Lower is served first.
+    observations; infinite when the capital has not grown. The live study's "judgments still expected"
+    comes from it.
     """
     n = np.maximum(seq.count[rows], 1)
     log_k = pair_capital(seq, rows)
@@ -179,7 +182,7 @@ class UniformPolicy(Policy):
 
 
 class AdaptivePolicy(Policy):
-    """Warm-up with every system, then the next item of the open pair closest to a decision."""
+    """Warm-up with every system, then each next item for the systems that still have an open target pair."""
 
     name = "adaptive"
 
@@ -191,46 +194,25 @@ class AdaptivePolicy(Policy):
             raise ValueError("warmup: at least 0 items")
         self.warmup = min(warmup, n_items)
 
-    def capital(self, rows: np.ndarray) -> np.ndarray:
-        return pair_capital(self.sequences, rows)
-
-    def predicted_finish(self, rows: np.ndarray) -> np.ndarray:
-        return predicted_finish(self.sequences, rows)
-
-    def _involves_leader(self, rows: np.ndarray) -> np.ndarray:
-        """``top``: only the pairs of the leader (the candidate with the highest mean score seen) can put
-        another candidate out soonest, so the adaptive policy serves those (any decision counts, though)."""
-        out = self.out_of_top()
-        seen = np.maximum(self.progress, 1)
-        means = np.where(out, -np.inf, np.nansum(self.scores, axis=1) / seen)
-        leader = int(np.argmax(means))
-        pairs = self.sequences.pairs[rows]
-        keep = (pairs[:, 0] == leader) | (pairs[:, 1] == leader)
-        return keep if keep.any() else np.ones(len(rows), dtype=bool)
+    def active(self) -> np.ndarray:
+        """Booleans by system: in some open pair of the target set (those still to be judged)."""
+        pairs = self.sequences.pairs[self.target_open()]
+        active = np.zeros(self.n_systems, dtype=bool)
+        active[pairs[:, 0]] = True
+        active[pairs[:, 1]] = True
+        return active
 
     def next_request(self) -> Request | None:
         low = int(self.progress.min())
         if low < self.warmup:
             return Request(int(self.order[low]), tuple(int(s) for s in np.flatnonzero(self.progress == low)))
-        seq = self.sequences
-        rows = self.target_open()
-        if self.target == "top":
-            rows = rows[self._involves_leader(rows)]
-        a, b = seq.pairs[rows, 0], seq.pairs[rows, 1]
-        lag = np.minimum(self.progress[a], self.progress[b])
-        rows, a, b, lag = rows[lag < self.n_items], a[lag < self.n_items], b[lag < self.n_items], lag[lag < self.n_items]
-        if len(rows) == 0:
+        active = self.active()
+        if not active.any():
             return None
-        # Pairs predicted to decide within the items there are first, then the others (served once no
-        # pair is moving); within each group, the pair needing the fewest new judgments to get there
-        # (cells its systems have not been judged on yet), then fewer observations.
-        finish = self.predicted_finish(rows)
-        goal = np.minimum(np.ceil(finish), self.n_items)
-        new_cells = np.maximum(goal - self.progress[a], 0) + np.maximum(goal - self.progress[b], 0)
-        pick = np.lexsort((seq.count[rows], new_cells, finish > self.n_items))[0]
-        pos = int(lag[pick])
-        systems = tuple(sorted(int(s) for s in (a[pick], b[pick]) if self.progress[s] == pos))
-        return Request(int(self.order[pos]), systems)
+        pos = int(self.progress[active].min())
+        if pos >= self.n_items:
+            return None
+        return Request(int(self.order[pos]), tuple(int(s) for s in np.flatnonzero(active & (self.progress == pos))))
 
 
 POLICIES = {"uniform": UniformPolicy, "adaptive": AdaptivePolicy}

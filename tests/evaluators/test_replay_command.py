@@ -105,7 +105,7 @@ def test_an_unknown_reference_system_is_named() -> None:
 def allocation_csv(path: Path) -> Path:
     rng = np.random.default_rng(9)
     lines = ["system,segment,scorer,score"]
-    for s, mean in enumerate([85, 45, 50, 48]):
+    for s, mean in enumerate([85, 45, 60, 58]):
         for i in range(150):
             lines.append(f"sys{s},seg{i},human,{min(100, max(0, rng.normal(mean, 12))):.3f}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -54,6 +54,42 @@ def test_a_pair_sees_the_same_items_in_the_same_order_under_both_policies() -> N
     assert np.array_equal(adaptive.sequences.decided_at[decided], uniform.sequences.decided_at[decided])
 
 
+@pytest.mark.parametrize("target", ["all", "top"])
+@pytest.mark.parametrize("preference", [False, True])
+def test_adaptive_never_needs_more_judgments_than_uniform(target: str, preference: bool) -> None:
+    # Elimination: an open pair's systems are judged on every item, so every decision comes at the same item
+    # of the order as under uniform, with no more judgments; systems with no open pair left are skipped.
+    rng = np.random.default_rng(11)
+    human = scores(rng, [70, 69, 60, 55, 40], 240)
+    config = SequentialConfig(low=0, high=1, preference=True) if preference else CONFIG
+    replay = replay_allocation(human, config, policies=("uniform", "adaptive"), seeds=6, warmup=10, target=target)
+    saved = 0
+    for uni, ada in zip(replay.runs["uniform"], replay.runs["adaptive"], strict=True):
+        assert uni.judgments_to_reference is not None and ada.judgments_to_reference is not None
+        assert ada.judgments_to_reference <= uni.judgments_to_reference
+        assert ada.contradictions == 0
+        saved += uni.judgments_to_reference - ada.judgments_to_reference
+    # System 4 is far behind: once all its target pairs are decided it is skipped, which saves judgments.
+    assert saved > 0
+
+
+def test_adaptive_skips_exactly_the_systems_without_an_open_target_pair() -> None:
+    rng = np.random.default_rng(12)
+    human = scores(rng, [90, 50, 51, 52], 300)
+    policy = AdaptivePolicy(4, 300, CONFIG, seed=2, warmup=5)
+    while (request := policy.next_request()) is not None:
+        if policy.progress.min() >= 5:
+            pos = int(policy.position[request.item])
+            expected = {int(s) for s in np.flatnonzero(policy.active() & (policy.progress == pos))}
+            assert set(request.systems) == expected and expected
+            open_systems = {int(s) for row in policy.target_open() for s in policy.sequences.pairs[row]}
+            assert set(request.systems) <= open_systems
+        policy.observe(request, [float(human[s, request.item]) for s in request.systems])
+        if policy.settled:
+            break
+    assert policy.progress[0] < 300 and policy.progress[1:].min() == 300
+
+
 def test_judgments_must_follow_the_order() -> None:
     policy = UniformPolicy(2, 4, CONFIG, seed=0)
     second = int(policy.order[1])
