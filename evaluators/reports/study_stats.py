@@ -121,13 +121,15 @@ def _as_bool(series: pd.Series, column: str, source: str) -> pd.Series:
     return series.map(conv).astype(bool)
 
 
+_NA = pd.NA
+
+
 def _blank(v: Any) -> Any:
     """A cell with surrounding blanks stripped; None for a missing or blank one."""
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+    if isinstance(v, str):  # the common case first (a string is never None, NA or NaN)
+        return v.strip() or None
+    if v is None or v is _NA or (isinstance(v, float) and math.isnan(v)):
         return None
-    if isinstance(v, str):
-        v = v.strip()
-        return v or None
     return v
 
 
@@ -168,8 +170,15 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     answer_col = protocol_named(protocol).answer_column if protocol else None
     if answer_col and answer_col not in df.columns:
         raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
+    cleaned: dict[str, pd.Series] = {}
+
+    def clean(column: str) -> pd.Series:  # each column's cells cleaned once (several are read twice)
+        if column not in cleaned:
+            cleaned[column] = _blank_to_none(df[column])
+        return cleaned[column]
+
     for col in ("item", "annotator", "system", "judgment"):
-        blank = _blank_to_none(df[col]).isna().to_numpy()
+        blank = clean(col).isna().to_numpy()
         if blank.any():
             row = int(np.flatnonzero(blank)[0])
             raise ReportError(f"{source}: row {row + 1}: blank {col!r}")
@@ -185,35 +194,35 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     out["excluded"] = _as_bool(df["excluded"], "excluded", source).to_numpy() if "excluded" in df.columns else False
     out["pilot"] = _as_bool(df["pilot"], "pilot", source).to_numpy() if "pilot" in df.columns else False
     if "document" in df.columns:  # for the facts block (raters per document)
-        out["document"] = _blank_to_none(df["document"]).to_numpy()
+        out["document"] = clean("document").to_numpy()
     if "duration_ms" in df.columns:  # for the facts block (were answer times recorded?) and time per item
-        out["timed"] = _blank_to_none(df["duration_ms"]).notna().to_numpy()
-        out["duration_ms"] = pd.to_numeric(_blank_to_none(df["duration_ms"]), errors="coerce").to_numpy()
+        out["timed"] = clean("duration_ms").notna().to_numpy()
+        out["duration_ms"] = pd.to_numeric(clean("duration_ms"), errors="coerce").to_numpy()
     if "suggestions" in df.columns:  # studies with suggested spans (evaluators/reports/prefill.py)
-        out["suggestions"] = _blank_to_none(df["suggestions"]).to_numpy()
-        out["assisted"] = (_blank_to_none(df["assisted"]).to_numpy() if "assisted" in df.columns else None)
-    phen = _blank_to_none(df["phenomenon"]) if "phenomenon" in df.columns else pd.Series(None, index=df.index)
+        out["suggestions"] = clean("suggestions").to_numpy()
+        out["assisted"] = (clean("assisted").to_numpy() if "assisted" in df.columns else None)
+    phen = clean("phenomenon") if "phenomenon" in df.columns else pd.Series(None, index=df.index)
     out["phenomenon"] = phen.fillna(NO_PHENOMENON).astype(str).to_numpy()
     if "rank" in df.columns:
-        rank = pd.to_numeric(_blank_to_none(df["rank"]), errors="coerce")
-        bad = _blank_to_none(df["rank"]).notna() & rank.isna()
+        rank = pd.to_numeric(clean("rank"), errors="coerce")
+        bad = clean("rank").notna() & rank.isna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ReportError(f"{source}: row {row + 1}: column 'rank': {df['rank'].iloc[row]!r} is not a number")
         out["rank"] = rank.astype(float).to_numpy()
     else:
         out["rank"] = np.nan
-    out["choice"] = _blank_to_none(df["choice"]).to_numpy() if "choice" in df.columns else None
-    out["label"] = _blank_to_none(df["label"]).to_numpy() if "label" in df.columns else None
+    out["choice"] = clean("choice").to_numpy() if "choice" in df.columns else None
+    out["label"] = clean("label").to_numpy() if "label" in df.columns else None
     if "score" in df.columns:
-        score = pd.to_numeric(_blank_to_none(df["score"]), errors="coerce")
-        bad = _blank_to_none(df["score"]).notna() & score.isna()
+        score = pd.to_numeric(clean("score"), errors="coerce")
+        bad = clean("score").notna() & score.isna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ReportError(f"{source}: row {row + 1}: column 'score': {df['score'].iloc[row]!r} is not a number")
         out["score"] = score.astype(float).to_numpy()
     if "spans" in df.columns:
-        spans = _blank_to_none(df["spans"])
+        spans = clean("spans")
         for row, value in enumerate(spans):
             if isinstance(value, str):
                 try:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
@@ -75,14 +76,19 @@ def wmt_ranking(frame: pd.DataFrame, *, order: str = "raw", p_level: float = P_L
     order_values = raw_mean if key == "score" else z_mean
     ordered = sorted(order_values, key=lambda s: (-order_values[s], s))
     segments = {s: per_segment.loc[s]["score"] for s in ordered}
+    # each system's segments (unique, sorted: the groupby sorts) and their mean scores, as arrays: the shared
+    # segments of a pair, in segment order, by one intersection of sorted arrays (pandas' per-pair
+    # intersection, .loc and sort_index gave the same values at several times the cost)
+    keys = {s: segments[s].index.to_numpy() for s in ordered}
+    values = {s: segments[s].to_numpy() for s in ordered}
     wins: dict[str, list[tuple[str, float]]] = {s: [] for s in ordered}
     losses: dict[str, list[tuple[str, float]]] = {s: [] for s in ordered}
     h2h: list[dict[str, Any]] = []
     for i, a in enumerate(ordered):
         for b in ordered[i + 1:]:
-            shared = segments[a].index.intersection(segments[b].index)
-            xa = segments[a].loc[shared].sort_index().to_numpy()
-            xb = segments[b].loc[shared].sort_index().to_numpy()
+            shared, at_a, at_b = np.intersect1d(keys[a], keys[b], assume_unique=True, return_indices=True)
+            xa = values[a][at_a]
+            xb = values[b][at_b]
             if len(xa) == 0:
                 p = 1.0
             else:
