@@ -115,7 +115,9 @@ def _prepare(spans: pd.DataFrame, unit: str, rater: str, start: str, end: str, s
 
 def _by_rater(df: pd.DataFrame) -> dict[Any, dict[Hashable, list[Interval]]]:
     out: dict[Any, dict[Hashable, list[Interval]]] = {}
-    for r, u, s, e, h in zip(df["rater"], df["unit"], df["start"], df["end"], df["has"]):
+    # lists: the same Python values a Series yields when iterated, without pandas' per-value call
+    for r, u, s, e, h in zip(df["rater"].tolist(), df["unit"].tolist(), df["start"].tolist(), df["end"].tolist(),
+                             df["has"].tolist()):
         units = out.setdefault(r, {})
         lst = units.setdefault(u, [])
         if h:
