@@ -137,7 +137,20 @@ def _blank_to_none(series: pd.Series) -> pd.Series:
     """``series.astype(object).map(_blank)``, with the values typed as ``Series.map`` types them (pandas 2's
     ``map_infer`` ends with ``maybe_convert_objects``, which pandas-stubs do not declare) but without its call
     through pandas per value."""
-    values = np.fromiter(map(_blank, series.to_numpy(dtype=object)), dtype=object, count=len(series))
+    cells = series.to_numpy(dtype=object)
+    kinds = set(map(type, cells))
+    values: np.ndarray
+    if str in kinds and kinds <= {str, type(None)}:  # text and None (most columns): each distinct text once
+        codes, uniques = pd.factorize(cells)  # None -> -1, the table's last cell
+        table = np.empty(len(uniques) + 1, dtype=object)
+        for k, text in enumerate(uniques):
+            table[k] = _blank(text)
+        table[-1] = None
+        values = table[codes]
+    elif kinds <= {int, type(None)}:  # whole numbers (not bools) and None: each its own clean value
+        values = cells.copy()
+    else:
+        values = np.fromiter(map(_blank, cells), dtype=object, count=len(series))
     typed = lib.maybe_convert_objects(values)  # type: ignore[attr-defined]
     return pd.Series(typed, index=series.index, name=series.name)
 
