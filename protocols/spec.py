@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import jsonschema
 
 from protocols.parts.pages import PagesRules
 from protocols.parts.quality import QualityRules
@@ -87,6 +86,8 @@ class ProtocolSpec(PagesRules, TransferRules, ReportsRules, QualityRules):
 
         A protocol without settings of its own takes an empty object.
         """
+        import jsonschema  # here, not at start-up: every process imports this module, few validate settings
+
         schema = self.settings_schema or {"type": "object", "maxProperties": 0}
         validator = jsonschema.Draft202012Validator(schema)
         problems = []

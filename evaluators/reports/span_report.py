@@ -99,7 +99,7 @@ def _spans(value: Any) -> list[dict[str, Any]] | None:
 
 def span_ratings(frame: pd.DataFrame) -> pd.DataFrame:
     """The rated (judgment, candidate) rows with their spans as lists; unrated candidates dropped."""
-    spans = [_spans(v) for v in frame["spans"]] if "spans" in frame.columns else [None] * len(frame)
+    spans = [_spans(v) for v in frame["spans"].tolist()] if "spans" in frame.columns else [None] * len(frame)
     scores = pd.to_numeric(frame["score"], errors="coerce") if "score" in frame.columns else pd.Series(np.nan, index=frame.index)
     out = frame.copy()
     out["span_list"] = pd.Series(spans, index=frame.index, dtype=object)
@@ -126,7 +126,8 @@ def _band(score: float) -> str:
 def error_rows(ratings: pd.DataFrame) -> pd.DataFrame:
     """One row per marked error (a ``No-error`` row per clean rating), in ``evaluators.stats.mqm``'s long form."""
     rows: list[tuple[Any, ...]] = []
-    for system, item, rater, spans in zip(ratings["system"], ratings["item"], ratings["annotator"], ratings["span_list"]):
+    for system, item, rater, spans in zip(ratings["system"].tolist(), ratings["item"].tolist(),
+                                          ratings["annotator"].tolist(), ratings["span_list"].tolist()):
         if not spans:
             rows.append((system, item, rater, mq.NO_ERROR, mq.NO_ERROR, None, None, None))
             continue
@@ -224,7 +225,8 @@ def span_agreement_block(ratings: pd.DataFrame, scores: pd.DataFrame, *, uses_sp
                      note="DA: no spans, score agreement only")
         return block
     rows = []
-    for item, system, rater, spans in zip(ratings["item"], ratings["system"], ratings["annotator"], ratings["span_list"]):
+    for item, system, rater, spans in zip(ratings["item"].tolist(), ratings["system"].tolist(),
+                                          ratings["annotator"].tolist(), ratings["span_list"].tolist()):
         unit = f"{item}|{system}"
         if not spans:
             rows.append((unit, rater, None, None, "target", None))

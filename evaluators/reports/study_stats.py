@@ -121,13 +121,15 @@ def _as_bool(series: pd.Series, column: str, source: str) -> pd.Series:
     return series.map(conv).astype(bool)
 
 
+_NA = pd.NA
+
+
 def _blank(v: Any) -> Any:
     """A cell with surrounding blanks stripped; None for a missing or blank one."""
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+    if isinstance(v, str):  # the common case first (a string is never None, NA or NaN)
+        return v.strip() or None
+    if v is None or v is _NA or (isinstance(v, float) and math.isnan(v)):
         return None
-    if isinstance(v, str):
-        v = v.strip()
-        return v or None
     return v
 
 
@@ -135,7 +137,20 @@ def _blank_to_none(series: pd.Series) -> pd.Series:
     """``series.astype(object).map(_blank)``, with the values typed as ``Series.map`` types them (pandas 2's
     ``map_infer`` ends with ``maybe_convert_objects``, which pandas-stubs do not declare) but without its call
     through pandas per value."""
-    values = np.fromiter(map(_blank, series.to_numpy(dtype=object)), dtype=object, count=len(series))
+    cells = series.to_numpy(dtype=object)
+    kinds = set(map(type, cells))
+    values: np.ndarray
+    if str in kinds and kinds <= {str, type(None)}:  # text and None (most columns): each distinct text once
+        codes, uniques = pd.factorize(cells)  # None -> -1, the table's last cell
+        table = np.empty(len(uniques) + 1, dtype=object)
+        for k, text in enumerate(uniques):
+            table[k] = _blank(text)
+        table[-1] = None
+        values = table[codes]
+    elif kinds <= {int, type(None)}:  # whole numbers (not bools) and None: each its own clean value
+        values = cells.copy()
+    else:
+        values = np.fromiter(map(_blank, cells), dtype=object, count=len(series))
     typed = lib.maybe_convert_objects(values)  # type: ignore[attr-defined]
     return pd.Series(typed, index=series.index, name=series.name)
 
@@ -168,8 +183,15 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     answer_col = protocol_named(protocol).answer_column if protocol else None
     if answer_col and answer_col not in df.columns:
         raise ReportError(f"{source}: missing column {answer_col!r}, needed for a {protocol} study")
+    cleaned: dict[str, pd.Series] = {}
+
+    def clean(column: str) -> pd.Series:  # each column's cells cleaned once (several are read twice)
+        if column not in cleaned:
+            cleaned[column] = _blank_to_none(df[column])
+        return cleaned[column]
+
     for col in ("item", "annotator", "system", "judgment"):
-        blank = _blank_to_none(df[col]).isna().to_numpy()
+        blank = clean(col).isna().to_numpy()
         if blank.any():
             row = int(np.flatnonzero(blank)[0])
             raise ReportError(f"{source}: row {row + 1}: blank {col!r}")
@@ -185,35 +207,35 @@ def stats_frame(export: pd.DataFrame, *, source: str = "judgments") -> tuple[pd.
     out["excluded"] = _as_bool(df["excluded"], "excluded", source).to_numpy() if "excluded" in df.columns else False
     out["pilot"] = _as_bool(df["pilot"], "pilot", source).to_numpy() if "pilot" in df.columns else False
     if "document" in df.columns:  # for the facts block (raters per document)
-        out["document"] = _blank_to_none(df["document"]).to_numpy()
+        out["document"] = clean("document").to_numpy()
     if "duration_ms" in df.columns:  # for the facts block (were answer times recorded?) and time per item
-        out["timed"] = _blank_to_none(df["duration_ms"]).notna().to_numpy()
-        out["duration_ms"] = pd.to_numeric(_blank_to_none(df["duration_ms"]), errors="coerce").to_numpy()
+        out["timed"] = clean("duration_ms").notna().to_numpy()
+        out["duration_ms"] = pd.to_numeric(clean("duration_ms"), errors="coerce").to_numpy()
     if "suggestions" in df.columns:  # studies with suggested spans (evaluators/reports/prefill.py)
-        out["suggestions"] = _blank_to_none(df["suggestions"]).to_numpy()
-        out["assisted"] = (_blank_to_none(df["assisted"]).to_numpy() if "assisted" in df.columns else None)
-    phen = _blank_to_none(df["phenomenon"]) if "phenomenon" in df.columns else pd.Series(None, index=df.index)
+        out["suggestions"] = clean("suggestions").to_numpy()
+        out["assisted"] = (clean("assisted").to_numpy() if "assisted" in df.columns else None)
+    phen = clean("phenomenon") if "phenomenon" in df.columns else pd.Series(None, index=df.index)
     out["phenomenon"] = phen.fillna(NO_PHENOMENON).astype(str).to_numpy()
     if "rank" in df.columns:
-        rank = pd.to_numeric(_blank_to_none(df["rank"]), errors="coerce")
-        bad = _blank_to_none(df["rank"]).notna() & rank.isna()
+        rank = pd.to_numeric(clean("rank"), errors="coerce")
+        bad = clean("rank").notna() & rank.isna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ReportError(f"{source}: row {row + 1}: column 'rank': {df['rank'].iloc[row]!r} is not a number")
         out["rank"] = rank.astype(float).to_numpy()
     else:
         out["rank"] = np.nan
-    out["choice"] = _blank_to_none(df["choice"]).to_numpy() if "choice" in df.columns else None
-    out["label"] = _blank_to_none(df["label"]).to_numpy() if "label" in df.columns else None
+    out["choice"] = clean("choice").to_numpy() if "choice" in df.columns else None
+    out["label"] = clean("label").to_numpy() if "label" in df.columns else None
     if "score" in df.columns:
-        score = pd.to_numeric(_blank_to_none(df["score"]), errors="coerce")
-        bad = _blank_to_none(df["score"]).notna() & score.isna()
+        score = pd.to_numeric(clean("score"), errors="coerce")
+        bad = clean("score").notna() & score.isna()
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise ReportError(f"{source}: row {row + 1}: column 'score': {df['score'].iloc[row]!r} is not a number")
         out["score"] = score.astype(float).to_numpy()
     if "spans" in df.columns:
-        spans = _blank_to_none(df["spans"])
+        spans = clean("spans")
         for row, value in enumerate(spans):
             if isinstance(value, str):
                 try:
@@ -570,7 +592,13 @@ def study_export_frame(study: Any) -> pd.DataFrame:
     while chunk := [cells(row) for row in itertools.islice(rows, 10_000)]:
         for column, values in zip(columns.values(), zip(*chunk)):
             column.extend(values)
-    return pd.DataFrame(columns, columns=list(REPORT_COLUMNS))
+    if not columns["judgment"]:
+        return pd.DataFrame(columns, columns=list(REPORT_COLUMNS))
+    # What pandas does to a list (an object array of its values, then ``maybe_convert_objects``; the frame then
+    # infers datetimes from an object array as from a list), with NumPy filling the object arrays (pandas'
+    # element-wise copy of each list cost ~2.5 ms a column on a release)
+    return pd.DataFrame({c: lib.maybe_convert_objects(np.fromiter(v, dtype=object, count=len(v)))  # type: ignore[attr-defined]
+                         for c, v in columns.items()}, columns=list(REPORT_COLUMNS))
 
 
 def study_report(study: Any, **options: Any) -> dict:

@@ -67,8 +67,18 @@ def _norm(text: Any) -> str:
     return _SPACES.sub(" ", str(text).strip().lower())
 
 
+_NO_ERROR_SEEN: dict[str, bool] = {}
+
+
 def is_no_error(value: Any) -> bool:
     """True for the ``No-error`` marker of the WMT files (any case, ``no error``/``no_error`` too)."""
+    if type(value) is str:  # a file's few category and severity names, normalised once each
+        seen = _NO_ERROR_SEEN.get(value)
+        if seen is None:
+            seen = _norm(value).replace("-", " ") == "no error"
+            if len(_NO_ERROR_SEEN) < 10_000:
+                _NO_ERROR_SEEN[value] = seen
+        return seen
     return _norm(value).replace("-", " ") == "no error"
 
 

@@ -115,7 +115,9 @@ def _prepare(spans: pd.DataFrame, unit: str, rater: str, start: str, end: str, s
 
 def _by_rater(df: pd.DataFrame) -> dict[Any, dict[Hashable, list[Interval]]]:
     out: dict[Any, dict[Hashable, list[Interval]]] = {}
-    for r, u, s, e, h in zip(df["rater"], df["unit"], df["start"], df["end"], df["has"]):
+    # lists: the same Python values a Series yields when iterated, without pandas' per-value call
+    for r, u, s, e, h in zip(df["rater"].tolist(), df["unit"].tolist(), df["start"].tolist(), df["end"].tolist(),
+                             df["has"].tolist()):
         units = out.setdefault(r, {})
         lst = units.setdefault(u, [])
         if h:
@@ -213,7 +215,8 @@ def category_pairs(
     df = _prepare(spans, unit, rater, start, end, side, extra=(category,))
     df = df[df["has"]]
     groups: dict[Any, dict[Hashable, list[tuple[int, int, Any]]]] = {}
-    for r, u, s, e, c in zip(df["rater"], df["unit"], df["start"], df["end"], df[category]):
+    for r, u, s, e, c in zip(df["rater"].tolist(), df["unit"].tolist(), df["start"].tolist(), df["end"].tolist(),
+                             df[category].tolist()):
         groups.setdefault(r, {}).setdefault(u, []).append((int(s), int(e), _cut(c, depth)))
     judged = _by_rater(_prepare(spans, unit, rater, start, end, side))
     raters = sorted(judged, key=str)
@@ -485,7 +488,8 @@ def unitized_alpha_pairs(
             pos += int(unit_lengths[u])
         obs: dict[Any, dict[Any, list[Interval]]] = {a: {}, b: {}}
         sub = df[df["has"] & df["rater"].isin([a, b]) & df["unit"].isin(units)]
-        for r, u, s, e, c in zip(sub["rater"], sub["unit"], sub["start"], sub["end"], sub[category]):
+        for r, u, s, e, c in zip(sub["rater"].tolist(), sub["unit"].tolist(), sub["start"].tolist(),
+                                 sub["end"].tolist(), sub[category].tolist()):
             if e > unit_lengths[u]:
                 raise ValueError(f"rater {r!r}, unit {u!r}: span end {int(e)} beyond the unit's length {unit_lengths[u]}")
             obs[r].setdefault(c, []).append((offset[u] + int(s), offset[u] + int(e)))

@@ -16,7 +16,6 @@ import functools
 from types import SimpleNamespace
 from typing import Any
 
-import jsonschema
 from django.db import models
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import cache_control
@@ -114,11 +113,17 @@ def _setting_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-#: The importer's types are strict as Python's: ``3.0`` is a number, not an integer (JSON Schema counts it as both).
-_StrictValidator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)))
+@functools.cache
+def _strict_validator() -> Any:
+    """The importer's validator class: types as strict as Python's (``3.0`` is a number, not an integer; JSON
+    Schema counts it as both).  Built on first use: importing jsonschema at start-up cost every command (the
+    admin imports this module) ~0.05 s."""
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)))
 
 
 def builtin_settings_schema() -> dict[str, Any]:
@@ -140,7 +145,7 @@ def settings_problems(settings: dict[str, Any]) -> dict[str, str]:
     A column's length or range is left out: the importer reports it in the database's own words
     (``Ensure this value has at most 64 characters``) when it checks the column.
     """
-    validator = _StrictValidator(builtin_settings_schema())
+    validator = _strict_validator()(builtin_settings_schema())
     problems: dict[str, str] = {}
     for error in validator.iter_errors(settings):
         if error.validator == "additionalProperties":
@@ -275,7 +280,7 @@ def _cached_item_validator(low: int, high: int | None) -> Any:
     schema["properties"]["candidates"] = {
         **schema["properties"]["candidates"], "items": candidate_schema(),
         **protocol_item_schema(SimpleNamespace(candidates_per_item=(low, high)))["properties"]["candidates"]}
-    return _StrictValidator(schema)
+    return _strict_validator()(schema)
 
 
 def _item_message(error: Any, raw: dict[str, Any], spec: Any) -> tuple[str, str] | None:

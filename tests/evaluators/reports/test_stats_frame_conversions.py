@@ -19,6 +19,10 @@ SERIES = [
     pd.Series([None, None]),
     pd.Series(['[{"start":0,"end":3}]', None, "[]"], name="spans", index=[5, 7, 9]),
     pd.Series([], dtype=object),
+    pd.Series([" a", "a", "a ", None, "", "a", "  ", "b"], dtype=object),  # text and None: each distinct text once
+    pd.Series([3, None, 3, 0, -2], dtype=object),  # whole numbers and None: kept as they are
+    pd.Series([1, True, None, 0, False], dtype=object),  # bools among numbers: value by value
+    pd.Series(["1", 1, None], dtype=object),
 ]
 
 

@@ -83,3 +83,29 @@ def test_command_text_json_and_errors(tmp_path):
         call_command("wmt_ranking", "--scores", str(bad), stdout=io.StringIO())
     assert "line 2: score 'x' is not a number" in str(exc.value) and "line 3: system is empty" in str(exc.value)
     assert exc.value.returncode == 2
+
+
+def test_head_to_head_p_values_equal_one_mannwhitneyu_call_per_pair():
+    """The pairs go to SciPy in batches (same length > 8); every p-value is the one of its own call: ties, pairs
+    of other lengths (systems missing segments), short pairs (SciPy's exact test) and a pair with no shared
+    segment (p = 1)."""
+    rng = np.random.default_rng(7)
+    rows = []
+    spread = {"A": range(30), "B": range(30), "C": range(30), "D": range(20, 36), "E": range(25, 31),
+              "F": range(100, 106)}
+    for k, (system, segments) in enumerate(spread.items()):
+        for seg in segments:
+            for annotator in ("x", "y"):
+                rows.append((annotator, system, f"{seg:03d}", float(rng.integers(0, 4)) + 0.3 * k))
+    result = wmt_ranking(frame(rows))
+    data = frame(rows)
+    means = data.groupby(["system", "segment"])["score"].mean()
+    lengths = set()
+    for pair in result.head_to_head:
+        a, b = means.loc[pair["better"]], means.loc[pair["worse"]]
+        shared = sorted(set(a.index) & set(b.index))
+        lengths.add(len(shared))
+        expected = 1.0 if not shared else float(mannwhitneyu(a.loc[shared].to_numpy(), b.loc[shared].to_numpy(),
+                                                             alternative="greater").pvalue)
+        assert pair["p_value"] == expected and pair["n_segments"] == len(shared)
+    assert lengths == {0, 5, 6, 10, 30}  # no shared segment, two short pairs, two batches
