@@ -120,8 +120,9 @@ def analyze_filled_tables(conn: psycopg.Connection[Any]) -> None:
     (docs/load.md, "gthread workers and keep-alive")."""
     tables = [name for (name,) in conn.execute(
         "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE c.relkind = 'r' AND n.nspname = 'public' "
-        "ORDER BY 1").fetchall()]
+        "WHERE c.relkind = 'r' AND n.nspname <> 'pg_toast' ORDER BY 1").fetchall()]
+    # The system catalogs too (a restore or a migration changed them: autovacuum would otherwise work on them
+    # during the run).
     filled = [name for name in tables if conn.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchone()[0]]
     conn.execute("VACUUM ANALYZE " + ", ".join(filled))
 
