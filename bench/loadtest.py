@@ -117,7 +117,7 @@ def analyze_filled_tables(conn: psycopg.Connection[Any]) -> None:
     autovacuum leaves an empty table. Analyzed empty, PostgreSQL would believe them empty until its next
     analyze (at most a minute and 50 rows later): every connection's prepared statements would keep the
     sequential scans planned on an empty table for index look-ups while the run grows it to thousands of rows
-    (docs/load.md, "gthread workers and keep-alive")."""
+    (docs/load.md, "gthread workers, keep-alive and the plans of an empty table")."""
     tables = [name for (name,) in conn.execute(
         "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "WHERE c.relkind = 'r' AND n.nspname <> 'pg_toast' ORDER BY 1").fetchall()]
