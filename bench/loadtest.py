@@ -123,7 +123,7 @@ def analyze_filled_tables(conn: psycopg.Connection[Any]) -> None:
         "WHERE c.relkind = 'r' AND n.nspname <> 'pg_toast' ORDER BY 1").fetchall()]
     # The system catalogs too (a restore or a migration changed them: autovacuum would otherwise work on them
     # during the run).
-    filled = [name for name in tables if conn.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchone()[0]]
+    filled = [name for name in tables if (conn.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchone() or [False])[0]]
     conn.execute("VACUUM ANALYZE " + ", ".join(filled))
 
 

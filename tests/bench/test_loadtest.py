@@ -7,6 +7,7 @@ none in a clean one — on SQLite and on PostgreSQL alike.
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import pytest
 from django.db import connection
@@ -83,10 +84,12 @@ class _FakeConnection:
     """Answers the catalog query with ``tables`` and each EXISTS with whether the table has rows; records the rest."""
 
     def __init__(self, tables: dict[str, int]):
-        self.tables, self.sent = tables, []
+        self.tables = tables
+        self.sent: list[str] = []
 
-    def execute(self, sql: str):
+    def execute(self, sql: str) -> _FakeResult:
         self.sent.append(sql)
+        rows: list[tuple[Any, ...]]
         if sql.startswith("SELECT format("):
             rows = [(name,) for name in self.tables]
         elif sql.startswith("SELECT EXISTS"):
@@ -97,13 +100,13 @@ class _FakeConnection:
 
 
 class _FakeResult:
-    def __init__(self, rows):
+    def __init__(self, rows: list[tuple[Any, ...]]):
         self.rows = rows
 
-    def fetchall(self):
+    def fetchall(self) -> list[tuple[Any, ...]]:
         return self.rows
 
-    def fetchone(self):
+    def fetchone(self) -> tuple[Any, ...]:
         return self.rows[0]
 
 
@@ -114,5 +117,5 @@ def test_the_benchmark_leaves_the_tables_the_run_fills_unanalyzed():
 
     conn = _FakeConnection({"pg_catalog.pg_class": 400, "public.studies_item": 2000, "public.annotation_assignment": 0,
                             "public.annotation_judgment": 0, "public.annotation_annotator": 100})
-    analyze_filled_tables(conn)
+    analyze_filled_tables(cast(Any, conn))
     assert conn.sent[-1] == "VACUUM ANALYZE pg_catalog.pg_class, public.studies_item, public.annotation_annotator"
