@@ -15,7 +15,7 @@ the statements it sends do not. One run:
    Django, psycopg) and of PostgreSQL (the postmaster's process tree from ``/proc``), and every
    statement PostgreSQL ran for them (``pg_stat_statements``, transaction control and
    connection health checks included: each is a round trip; the foreign-key checks that run inside
-   an INSERT are listed too), per judgment. The PostgreSQL figure is the whole cluster's; the
+   an INSERT are listed too), per judgment, each with its execution time. The PostgreSQL figure is the whole cluster's; the
    per-process line shows the live processes only (an autovacuum worker that ended during the run
    is in the total alone).
 
