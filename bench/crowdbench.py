@@ -11,8 +11,8 @@ load generator's own CPU, the machine's load; then the integrity of what the dat
 then the same crowd against the bare baseline app (bench/baseline/) under the same gunicorn
 command. Prints a table and writes JSON to bench/results/crowdbench-N.json.
 
-Usage: ``python bench/crowdbench.py [--annotators 2000] [--duration 60] [--workers 5] [--threads 1]
-[--worker-class sync|gthread] [--explain] [--profile] [--no-baseline]``.
+Usage: ``python bench/crowdbench.py [--annotators 2000] [--duration 60] [--workers 5] [--threads 2]
+[--worker-class gthread|sync] [--explain] [--profile] [--no-baseline]``.
 """
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ BASELINE = ROOT / "bench" / "baseline"
 #: docs/deploy.md's access log format: the path with the token cut (the X-Log-Path response header).
 #: Seconds the warm server is watched idle before the crowd starts.
 IDLE_S = 5.0
+#: docs/deploy.md's --keep-alive (seconds an idle connection stays open: longer than the proxy keeps one idle).
+KEEP_ALIVE_S = "75"
 ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(m)s %({x-log-path}o)s %(H)s" %(s)s %(B)s %(D)sus "%(a)s"'
 
 
@@ -56,7 +58,7 @@ def gunicorn_command(*, wsgi: str, port: int, workers: int, threads: int, worker
     loads the URL configuration as a worker starts instead of on its first request."""
     return [sys.executable, "-m", "gunicorn", wsgi, "--config", str(ROOT / "bench" / "gunicorn_conf.py"),
             "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
-            "--worker-class", worker_class, "--timeout", "60", "--graceful-timeout", "5",
+            "--worker-class", worker_class, "--keep-alive", KEEP_ALIVE_S, "--timeout", "60", "--graceful-timeout", "5",
             "--access-logfile", access_log, "--access-logformat", ACCESS_LOG_FORMAT,
             "--forwarded-allow-ips", "127.0.0.1", "--limit-request-line", "8190",
             "--limit-request-field_size", "8190", "--limit-request-fields", "32768", "--log-level", "warning"]
@@ -164,9 +166,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--think", type=float, default=10.0, help="mean think time (s), exponential")
     parser.add_argument("--pause", type=float, default=2.0, help="mean pause after a submit (s), exponential")
     parser.add_argument("--workers", type=int, default=5, help="gunicorn workers (docs/deploy.md: 2 x cores + 1)")
-    parser.add_argument("--threads", type=int, default=1, help="threads per worker")
-    parser.add_argument("--worker-class", choices=("sync", "gthread"),
-                        help="gunicorn worker class (default: sync with 1 thread, gthread with more)")
+    parser.add_argument("--threads", type=int, help="threads per worker (default: 2 for gthread, 1 for sync)")
+    parser.add_argument("--worker-class", choices=("gthread", "sync"), default="gthread",
+                        help="gunicorn worker class (docs/deploy.md: gthread, which keeps connections alive)")
     parser.add_argument("--redundancy", type=int, default=3)
     parser.add_argument("--items", type=int, help="study size (default: enough for the crowd, see items_needed)")
     parser.add_argument("--seed", type=int, default=1)
@@ -182,12 +184,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--annotators: 1 to 5000 (one client process; ulimit -n must allow that many sockets)")
     if not 5 <= args.duration <= 600 or not 0 <= args.ramp <= 300 or not 0 <= args.settle <= 300:
         parser.error("--duration 5-600 s, --ramp 0-300 s, --settle 0-300 s")
+    if args.threads is None:
+        args.threads = 2 if args.worker_class == "gthread" else 1
     if not 1 <= args.workers <= 32 or not 1 <= args.threads <= 64:
         parser.error("--workers 1-32, --threads 1-64")
     if args.think <= 0 or args.pause < 0:
         parser.error("--think must be > 0 and --pause >= 0 seconds")
-    if args.worker_class is None:
-        args.worker_class = "sync" if args.threads == 1 else "gthread"
     if args.worker_class == "sync" and args.threads > 1:
         parser.error("--worker-class sync serves one request at a time: use --threads 1, or gthread")
     end = args.ramp + args.settle + args.duration

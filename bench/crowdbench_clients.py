@@ -8,7 +8,7 @@ achieved rate below the offered one, and the report shows both.)
 
 The load generator must stay cheap at 2,000 annotators on a shared 2-core machine: one process,
 one aiohttp session whose connection pool all annotators share (keep-alive where the server
-allows it; gunicorn's sync workers close every connection), a request's body serialised once
+allows it: gthread workers, docs/deploy.md's; sync workers close every connection), a request's body serialised once
 and sent again unchanged on retry, and only the two small JSON answers parsed. Every loop is
 bounded (cycles per annotator, attempts per request, a hard deadline for submits in flight).
 """
@@ -30,7 +30,8 @@ from bench.crowdbench_stats import Schedule, exp_delay
 MAX_CYCLES = 10_000  # per annotator; the end of the window stops them long before
 MAX_ATTEMPTS = 20  # per request
 REQUEST_TIMEOUT = 30.0  # seconds per attempt
-#: Idle pooled connections are dropped before gunicorn's --keep-alive (2 s) would close them under us.
+#: Idle pooled connections are dropped long before gunicorn's --keep-alive (bench/crowdbench.py, KEEP_ALIVE_S)
+#: would close them under us.
 KEEPALIVE_S = 1.0
 
 

@@ -15,7 +15,7 @@ the statements it sends do not. One run:
    Django, psycopg) and of PostgreSQL (the postmaster's process tree from ``/proc``), and every
    statement PostgreSQL ran for them (``pg_stat_statements``, transaction control and
    connection health checks included: each is a round trip; the foreign-key checks that run inside
-   an INSERT are listed too), per judgment. The PostgreSQL figure is the whole cluster's; the
+   an INSERT are listed too), per judgment, each with its execution time. The PostgreSQL figure is the whole cluster's; the
    per-process line shows the live processes only (an autovacuum worker that ended during the run
    is in the total alone).
 
@@ -104,10 +104,11 @@ def _processes(postmaster: int) -> dict[str, float]:
     return out
 
 
-def statements(url: str) -> list[tuple[int, str]]:
+def statements(url: str) -> list[tuple[int, float, str]]:
+    """(calls, total execution ms, text) of every statement since the last reset."""
     with psycopg.connect(url, autocommit=True) as conn:
-        return [(int(calls), " ".join(query.split())) for calls, query in conn.execute(
-            "SELECT calls, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database "
+        return [(int(calls), float(ms), " ".join(query.split())) for calls, ms, query in conn.execute(
+            "SELECT calls, total_exec_time, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database "
             "WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%' "
             "ORDER BY calls DESC, query").fetchall()]
 
@@ -178,11 +179,13 @@ def main() -> None:
               f"{1000 * (py + pg) / n:.2f} ms (wall {1000 * wall / n:.2f} ms)")
         print("  PostgreSQL by process: " + ", ".join(
             f"{title} {1000 * cpu / n:.2f} ms" for title, cpu in sorted(procs.items(), key=lambda kv: -kv[1]) if cpu))
-        total = sum(calls for calls, _ in ran)
+        total = sum(calls for calls, _ms, _query in ran)
         print(f"statements per judgment (round trips to PostgreSQL, foreign-key checks inside them "
               f"included): {total / n:.2f}; prepared statements on the app's connection: {prepared}")
-        for calls, query in ran:
-            print(f"  {calls / n:5.2f}  {query[:150]}")
+        print(f"  per judgment: calls, execution ms (pg_stat_statements), statement; execution in all "
+              f"{sum(ms for _calls, ms, _query in ran) / n:.3f} ms")
+        for calls, ms, query in ran:
+            print(f"  {calls / n:5.2f}  {ms / n:6.3f}  {query[:150]}")
         if profiler:
             out = io.StringIO()
             stats = pstats.Stats(profiler, stream=out)

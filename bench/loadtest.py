@@ -107,8 +107,24 @@ def prepare_app_db(*, cluster: Cluster, env: dict[str, str], args: argparse.Name
           flush=True)
     _check([PY, "manage.py", "invite", data["slug"], "--count", str(args.clients)], env, log)
     with psycopg.connect(cluster.url("app"), autocommit=True) as conn:
-        conn.execute("VACUUM ANALYZE")  # what autovacuum would have done by the time a real study opens
+        analyze_filled_tables(conn)
     return str(data["slug"])
+
+
+def analyze_filled_tables(conn: psycopg.Connection[Any]) -> None:
+    """``VACUUM ANALYZE`` every table that has rows: what autovacuum would have done by the time a real study
+    opens. The tables still empty (assignments, judgments: the run fills them) stay never analyzed, as
+    autovacuum leaves an empty table. Analyzed empty, PostgreSQL would believe them empty until its next
+    analyze (at most a minute and 50 rows later): every connection's prepared statements would keep the
+    sequential scans planned on an empty table for index look-ups while the run grows it to thousands of rows
+    (docs/load.md, "gthread workers, keep-alive and the plans of an empty table")."""
+    tables = [name for (name,) in conn.execute(
+        "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relkind = 'r' AND n.nspname <> 'pg_toast' ORDER BY 1").fetchall()]
+    # The system catalogs too (a restore or a migration changed them: autovacuum would otherwise work on them
+    # during the run).
+    filled = [name for name in tables if (conn.execute(f"SELECT EXISTS (SELECT 1 FROM {name})").fetchone() or [False])[0]]
+    conn.execute("VACUUM ANALYZE " + ", ".join(filled))
 
 
 def prepare_baseline_db(*, cluster: Cluster, env: dict[str, str], n_rows: int, log: Path) -> None:

@@ -7,6 +7,7 @@ none in a clean one — on SQLite and on PostgreSQL alike.
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import pytest
 from django.db import connection
@@ -77,3 +78,44 @@ def test_integrity_check_clean_run_then_each_violation():
 def test_integrity_check_names_a_missing_study():
     with pytest.raises(LookupError, match="no study 'lt'"):
         _check({})
+
+
+class _FakeConnection:
+    """Answers the catalog query with ``tables`` and each EXISTS with whether the table has rows; records the rest."""
+
+    def __init__(self, tables: dict[str, int]):
+        self.tables = tables
+        self.sent: list[str] = []
+
+    def execute(self, sql: str) -> _FakeResult:
+        self.sent.append(sql)
+        rows: list[tuple[Any, ...]]
+        if sql.startswith("SELECT format("):
+            rows = [(name,) for name in self.tables]
+        elif sql.startswith("SELECT EXISTS"):
+            rows = [(self.tables[sql.rsplit(" FROM ", 1)[1].rstrip(")")] > 0,)]
+        else:
+            rows = []
+        return _FakeResult(rows)
+
+
+class _FakeResult:
+    def __init__(self, rows: list[tuple[Any, ...]]):
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    def fetchone(self) -> tuple[Any, ...]:
+        return self.rows[0]
+
+
+def test_the_benchmark_leaves_the_tables_the_run_fills_unanalyzed():
+    """Analyzed while empty, the assignment and judgment tables would get sequential-scan plans that every
+    connection's prepared statements keep while the run fills them (docs/load.md)."""
+    from bench.loadtest import analyze_filled_tables
+
+    conn = _FakeConnection({"pg_catalog.pg_class": 400, "public.studies_item": 2000, "public.annotation_assignment": 0,
+                            "public.annotation_judgment": 0, "public.annotation_annotator": 100})
+    analyze_filled_tables(cast(Any, conn))
+    assert conn.sent[-1] == "VACUUM ANALYZE pg_catalog.pg_class, public.studies_item, public.annotation_annotator"
