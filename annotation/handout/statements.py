@@ -472,26 +472,29 @@ def _judgments_after_sql(vendor: str) -> str:
     # (which keeps its index out of the plan). The study's excluded annotators come in the same statement (the
     # rows with a null judgment id), so both are read from one snapshot. The items' candidates are not read:
     # the caller knows them (they are made with their item and never change).
+    excluded = (f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')} FROM {_table(Annotator)} x "
+                f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s ORDER BY 1, 5")
     if vendor == "postgresql":
-        source = (f"(WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
-                  f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
-                  f"WHERE {_q('id')} > %s AND {_q('id')} <= %s AND {_col(Judgment, 'is_current')} = %s) "
-                  f"SELECT * FROM recent) j")
-        where = f"i.{_col(Item, 'study')} = %s"
-    else:
-        source = f"{_table(Judgment)} j"
-        where = (f"j.{_q('id')} > %s AND j.{_q('id')} <= %s AND j.{_col(Judgment, 'is_current')} = %s "
-                 f"AND +i.{_col(Item, 'study')} = %s")
+        # The plan of a prepared statement is made once, whatever the ids: each new judgment's assignment, item
+        # and annotator are looked up by their primary keys in a LATERAL subquery that OFFSET 0 keeps apart (a
+        # nested loop, one index probe each), never joined by hashing whole tables.
+        return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, g.excluded_, j.{_col(Judgment, 'answer')}, "
+                f"g.item_ FROM (WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
+                f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
+                f"WHERE {_q('id')} > %s AND {_q('id')} <= %s AND {_col(Judgment, 'is_current')} = %s) "
+                f"SELECT * FROM recent) j CROSS JOIN LATERAL (SELECT i.{_q('id')} AS item_, "
+                f"a.{_col(Annotator, 'excluded')} AS excluded_ FROM {_table(Assignment)} g "
+                f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
+                f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
+                f"WHERE g.{_q('id')} = j.{_col(Judgment, 'assignment')} AND i.{_col(Item, 'study')} = %s "
+                f"AND i.{_col(Item, 'is_spam')} = %s OFFSET 0) g " + excluded)
     return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, a.{_col(Annotator, 'excluded')}, "
-            f"j.{_col(Judgment, 'answer')}, i.{_q('id')} "
-            f"FROM {source} "
+            f"j.{_col(Judgment, 'answer')}, i.{_q('id')} FROM {_table(Judgment)} j "
             f"JOIN {_table(Assignment)} g ON g.{_q('id')} = j.{_col(Judgment, 'assignment')} "
             f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
             f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
-            f"WHERE {where} AND i.{_col(Item, 'is_spam')} = %s "
-            f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')} FROM {_table(Annotator)} x "
-            f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s "
-            f"ORDER BY 1, 5")
+            f"WHERE j.{_q('id')} > %s AND j.{_q('id')} <= %s AND j.{_col(Judgment, 'is_current')} = %s "
+            f"AND +i.{_col(Item, 'study')} = %s AND i.{_col(Item, 'is_spam')} = %s " + excluded)
 
 
 @lru_cache(maxsize=None)
