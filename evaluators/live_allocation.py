@@ -10,7 +10,7 @@ reads that state and never imports this module: ``EvaluatorsConfig.ready`` regis
 study (the layers' direction stays research → evaluators → annotation → studies).
 
 After a judgment the state is not recomputed from every judgment: a :class:`Tally` (the sequences after the
-judgments up to a watermark, the highest judgment id read) is kept in the cache and extended with the
+judgments up to a watermark, the highest judgment id read) is kept in the process's memory and extended with the
 judgments stored since, which gives the full recomputation's arrays exactly (the same observations in the
 same order); whatever would break that (a revision, a change of the excluded annotators, other settings)
 makes the refresh rebuild from all the judgments instead.
