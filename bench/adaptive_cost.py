@@ -138,6 +138,7 @@ def main() -> None:
     try:
         hook_timed(backend)
         hooks = []
+        hook_parts: list[tuple[float, float]] = []
         runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in policies}
         ratios = []
         for repeat in range(args.repeats):
@@ -150,6 +151,7 @@ def main() -> None:
                 runs[name].append((cpu / n * 1000, db / n * 1000, n))
                 if name == "adaptive":
                     hooks.append((HOOK[0] + HOOK[1]) / n * 1000)
+                    hook_parts.append((HOOK[0] / n * 1000, HOOK[1] / n * 1000))
             ratios.append(sum(runs["adaptive"][-1][:2]) / sum(runs["uniform"][-1][:2]))
         for name, results in runs.items():
             app, db, n = min(results, key=lambda r: r[0] + r[1])
@@ -163,7 +165,9 @@ def main() -> None:
         uniform = statistics.median(sum(r[:2]) for r in runs["uniform"])
         hook = statistics.median(hooks)
         print(f"the allocation hook after each judgment (adaptive runs): median {hook:.3f} ms CPU per judgment, "
-              f"{hook / uniform * 100:.1f}% of uniform's median {uniform:.2f} ms")
+              f"{hook / uniform * 100:.1f}% of uniform's median {uniform:.2f} ms"
+              + (f" (process {statistics.median(p for p, _ in hook_parts):.3f} + server "
+                 f"{statistics.median(d for _, d in hook_parts):.3f})" if postgres else ""))
         study = Study.objects.get(slug=f"bench-adaptive-{args.repeats - 1}")
         cpu0, db0 = time.process_time(), backend_cpu(backend)
         state = allocation_state(study)

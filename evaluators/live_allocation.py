@@ -10,7 +10,7 @@ reads that state and never imports this module: ``EvaluatorsConfig.ready`` regis
 study (the layers' direction stays research → evaluators → annotation → studies).
 
 After a judgment the state is not recomputed from every judgment: a :class:`Tally` (the sequences after the
-judgments up to a watermark, the highest judgment id read) is kept in the cache and extended with the
+judgments up to a watermark, the highest judgment id read) is kept in the process's memory and extended with the
 judgments stored since, which gives the full recomputation's arrays exactly (the same observations in the
 same order); whatever would break that (a revision, a change of the excluded annotators, other settings)
 makes the refresh rebuild from all the judgments instead.
@@ -113,10 +113,11 @@ def _rows(answers: Any, column: dict[str, int], n_systems: int, values_of: Value
 
 
 def _judgment_scores(study: Study, values_of: Values,
-                     ) -> tuple[list[str], bool, list[np.ndarray], int]:
+                     ) -> tuple[list[str], bool, list[np.ndarray], int, dict[str, int], dict[int, list[str]]]:
     """The study's systems (sorted) and whether every real item holds all of them; per counted judgment in
-    storage order, the scores by system (NaN: absent); and the highest judgment id read (excluded annotators'
-    too: the watermark of what this read saw)."""
+    storage order, the scores by system (NaN: absent); the highest judgment id read (excluded annotators'
+    too: the watermark of what this read saw); each candidate's system (its column) and each real item's
+    candidates (ids as text), which the extensions reuse."""
     candidates = list(Candidate.objects.filter(item__study=study, item__is_spam=False)
                       .values_list("pk", "item_id", "system"))
     systems = sorted({system for _, _, system in candidates})
@@ -133,7 +134,7 @@ def _judgment_scores(study: Study, values_of: Values,
                .order_by("pk").values_list("pk", "assignment__annotator__excluded", "answer", "assignment__item_id"))
     rows, watermark = _rows(((pk, excluded, answer, keys.get(item, [])) for pk, excluded, answer, item in answers.iterator()),
                             column, len(systems), values_of)
-    return systems, complete, rows, watermark
+    return systems, complete, rows, watermark, column, keys
 
 
 @dataclass
@@ -145,7 +146,10 @@ class Tally:
     ``excluded`` the annotators left out when the judgments were read; ``complete``: every real item holds
     every system. The sequences are those of the full recomputation after the same judgments in the same
     order, so extending a tally with the judgments stored after its watermark gives the full recomputation's
-    arrays bit for bit (``sequences`` is None with fewer than two systems).
+    arrays bit for bit (``sequences`` is None with fewer than two systems). ``column`` (a candidate's id as text →
+    its system's index) and ``keys`` (a real item's id → its candidates' ids as text) are the rebuild's, read
+    once: an item's candidates are made with it and never change, and a judgment of an item the tally does
+    not know (added since) makes the refresh rebuild.
     """
 
     key: tuple[Any, ...]
@@ -155,6 +159,8 @@ class Tally:
     watermark: int
     judgments: int
     sequences: PairwiseSequences | None
+    column: dict[str, int]
+    keys: dict[int, list[str]]
 
 
 def _tally_key(study: Study, scale: tuple[float, float]) -> tuple[Any, ...]:
@@ -181,12 +187,13 @@ def _tally_rebuild(study: Study, scale: tuple[float, float],
     judgments read and not in ``excluded``, so the next extension sees a different set and rebuilds.
     """
     excluded = statements.study_excluded_annotators(study_id=study.pk)
-    systems, complete, rows, watermark = _judgment_scores(study, values_of)
+    systems, complete, rows, watermark, column, keys = _judgment_scores(study, values_of)
     sequences = PairwiseSequences(len(systems), _config(study, scale)) if len(systems) >= 2 else None
     if sequences is not None:
         for scores in rows:
             sequences.observe(scores)
-    return Tally(_tally_key(study, scale), excluded, systems, complete, watermark, len(rows), sequences)
+    return Tally(_tally_key(study, scale), excluded, systems, complete, watermark, len(rows), sequences,
+                 column, keys)
 
 
 def _tally_extend(study: Study, tally: Tally, values_of: Values) -> bool:
@@ -195,10 +202,10 @@ def _tally_extend(study: Study, tally: Tally, values_of: Values) -> bool:
 
     Not equal when a judgment read is a revision (it replaces an answer the tally may have counted), when the
     excluded annotators changed (read in the same statement as the judgments, so an exclusion committed before
-    the read shows in both, and one committed after in neither), or when a judgment scores a system the tally
-    does not know. Judgments of a study commit in id order (the submit's lock,
-    ``annotation.handout.statements.study_judgments_ordered``), so none can appear later below the watermark.
-    One statement, whatever the study's size.
+    the read shows in both, and one committed after in neither), or when a judgment is of an item the tally
+    does not know (an item added since: its candidates may hold a system the tally does not have). Judgments
+    of a study commit in id order (the submit's lock, ``annotation.handout.statements.study_judgments_ordered``),
+    so none can appear later below the watermark. One prepared statement, whatever the study's size.
     """
     new, excluded = statements.judgments_after(study_id=study.pk, after=tally.watermark)
     if any(revision != 1 for _, revision, _, _, _ in new):
@@ -207,15 +214,11 @@ def _tally_extend(study: Study, tally: Tally, values_of: Values) -> bool:
         return False
     if not new:
         return True
-    index = {system: k for k, system in enumerate(tally.systems)}
-    column = {}
-    for _, _, _, _, candidates in new:
-        for key, system in candidates.items():
-            if system not in index:
-                return False
-            column[key] = index[system]
-    rows, watermark = _rows(((pk, left_out, answer, list(candidates)) for pk, _, left_out, answer, candidates in new),
-                            column, len(tally.systems), values_of)
+    keys = tally.keys
+    if any(item not in keys for _, _, _, _, item in new):
+        return False
+    rows, watermark = _rows(((pk, left_out, answer, keys[item]) for pk, _, left_out, answer, item in new),
+                            tally.column, len(tally.systems), values_of)
     if tally.sequences is not None:
         for scores in rows:
             tally.sequences.observe(scores)

@@ -453,8 +453,15 @@ def study_judgments_ordered(study_id: int) -> None:
     """
     connection = _db()
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+        with _cursor(connection) as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [JUDGMENT_ORDER_LOCK, study_id % 2**31])
+
+
+#: The upper bound of the new judgments' ids in the hook's read: every id there is. Stated so that the plan
+#: PostgreSQL keeps for the prepared statement (a generic plan, made without the parameters' values) reckons
+#: with a narrow id range (0.5% of the rows) and reads the new judgments through the primary key, not a third
+#: of the table (its guess for an open range).
+ID_CEILING = 2**63 - 1
 
 
 @lru_cache(maxsize=None)
@@ -463,27 +470,31 @@ def _judgments_after_sql(vendor: str) -> str:
     # would rather start at the study's items (every item of the study) without statistics, or with stale ones:
     # PostgreSQL is held to the id range by a materialised CTE, SQLite by the unary plus on the item's study
     # (which keeps its index out of the plan). The study's excluded annotators come in the same statement (the
-    # rows with a null judgment id), so both are read from one snapshot.
+    # rows with a null judgment id), so both are read from one snapshot. The items' candidates are not read:
+    # the caller knows them (they are made with their item and never change).
+    excluded = (f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')} FROM {_table(Annotator)} x "
+                f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s ORDER BY 1, 5")
     if vendor == "postgresql":
-        source = (f"(WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
-                  f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
-                  f"WHERE {_q('id')} > %s AND {_col(Judgment, 'is_current')} = %s) SELECT * FROM recent) j")
-        where = f"i.{_col(Item, 'study')} = %s"
-    else:
-        source = f"{_table(Judgment)} j"
-        where = (f"j.{_q('id')} > %s AND j.{_col(Judgment, 'is_current')} = %s "
-                 f"AND +i.{_col(Item, 'study')} = %s")
+        # The plan of a prepared statement is made once, whatever the ids: each new judgment's assignment, item
+        # and annotator are looked up by their primary keys in a LATERAL subquery that OFFSET 0 keeps apart (a
+        # nested loop, one index probe each), never joined by hashing whole tables.
+        return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, g.excluded_, j.{_col(Judgment, 'answer')}, "
+                f"g.item_ FROM (WITH recent AS MATERIALIZED (SELECT {_q('id')}, {_col(Judgment, 'revision')}, "
+                f"{_col(Judgment, 'answer')}, {_col(Judgment, 'assignment')} FROM {_table(Judgment)} "
+                f"WHERE {_q('id')} > %s AND {_q('id')} <= %s AND {_col(Judgment, 'is_current')} = %s) "
+                f"SELECT * FROM recent) j CROSS JOIN LATERAL (SELECT i.{_q('id')} AS item_, "
+                f"a.{_col(Annotator, 'excluded')} AS excluded_ FROM {_table(Assignment)} g "
+                f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
+                f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
+                f"WHERE g.{_q('id')} = j.{_col(Judgment, 'assignment')} AND i.{_col(Item, 'study')} = %s "
+                f"AND i.{_col(Item, 'is_spam')} = %s OFFSET 0) g " + excluded)
     return (f"SELECT j.{_q('id')}, j.{_col(Judgment, 'revision')}, a.{_col(Annotator, 'excluded')}, "
-            f"j.{_col(Judgment, 'answer')}, c.{_q('id')}, c.{_col(Candidate, 'system')} "
-            f"FROM {source} "
+            f"j.{_col(Judgment, 'answer')}, i.{_q('id')} FROM {_table(Judgment)} j "
             f"JOIN {_table(Assignment)} g ON g.{_q('id')} = j.{_col(Judgment, 'assignment')} "
             f"JOIN {_table(Item)} i ON i.{_q('id')} = g.{_col(Assignment, 'item')} "
             f"JOIN {_table(Annotator)} a ON a.{_q('id')} = g.{_col(Assignment, 'annotator')} "
-            f"JOIN {_table(Candidate)} c ON c.{_col(Candidate, 'item')} = i.{_q('id')} "
-            f"WHERE {where} AND i.{_col(Item, 'is_spam')} = %s "
-            f"UNION ALL SELECT NULL, NULL, NULL, NULL, x.{_q('id')}, NULL FROM {_table(Annotator)} x "
-            f"WHERE x.{_col(Annotator, 'study')} = %s AND x.{_col(Annotator, 'excluded')} = %s "
-            f"ORDER BY 1, 5")
+            f"WHERE j.{_q('id')} > %s AND j.{_q('id')} <= %s AND j.{_col(Judgment, 'is_current')} = %s "
+            f"AND +i.{_col(Item, 'study')} = %s AND i.{_col(Item, 'is_spam')} = %s " + excluded)
 
 
 @lru_cache(maxsize=None)
@@ -496,27 +507,26 @@ def _answer_converters(vendor: str) -> tuple[Any, list[Converter]]:
 
 
 def judgments_after(*, study_id: int, after: int,
-                    ) -> tuple[list[tuple[int, int, bool, Any, dict[str, str]]], tuple[int, ...]]:
+                    ) -> tuple[list[tuple[int, int, bool, Any, int]], tuple[int, ...]]:
     """The study's current judgments of real items with an id above ``after``, in id order — (id, revision, the
-    annotator excluded, the answer, the item's candidates {candidate id as text: system}) — and the ids of the
-    study's excluded annotators, in order, from the same snapshot. One statement: what an adaptive study's
-    allocation reads after each judgment (evaluators/live_allocation.py)."""
+    annotator excluded, the answer, the item's id) — and the ids of the study's excluded annotators, in order,
+    from the same snapshot. One prepared statement: what an adaptive study's allocation reads after each
+    judgment (evaluators/live_allocation.py)."""
     connection = _db()
-    with connection.cursor() as cursor:
-        cursor.execute(_judgments_after_sql(connection.vendor), [after, True, study_id, False, study_id, True])
+    with _cursor(connection) as cursor:
+        cursor.execute(_judgments_after_sql(connection.vendor),
+                       [after, ID_CEILING, True, study_id, False, study_id, True])
         fetched = cursor.fetchall()
     expression, converters = _answer_converters(connection.vendor)
-    out: list[tuple[int, int, bool, Any, dict[str, str]]] = []
+    out: list[tuple[int, int, bool, Any, int]] = []
     excluded = []
-    for pk, revision, annotator_excluded, answer, candidate, system in fetched:
+    for pk, revision, annotator_excluded, answer, item in fetched:
         if pk is None:
-            excluded.append(candidate)
+            excluded.append(item)
             continue
-        if not out or out[-1][0] != pk:
-            for function in converters:
-                answer = function(answer, expression, connection)
-            out.append((pk, revision, bool(annotator_excluded), answer, {}))
-        out[-1][4][str(candidate)] = system
+        for function in converters:
+            answer = function(answer, expression, connection)
+        out.append((pk, revision, bool(annotator_excluded), answer, item))
     return out, tuple(sorted(excluded))
 
 

@@ -24,7 +24,7 @@ from annotation.models import Annotator, Assignment
 from evaluators import live_allocation
 from evaluators.live_allocation import TALLIES, Tally, allocation_state, allocation_tally
 from studies.importing.study_file import study_import
-from studies.models import Study
+from studies.models import Candidate, Item, Study
 from tests.annotation.test_adaptive_allocation import _answer, _da_file
 from tests.annotation.test_races import run_together
 
@@ -34,6 +34,7 @@ MEANS = {"reference": 50.0, "sys1": 56.0, "sys2": 50.0}
 def _same_tally(a: Tally, b: Tally) -> None:
     assert (a.key, a.excluded, a.systems, a.complete, a.watermark, a.judgments) == \
         (b.key, b.excluded, b.systems, b.complete, b.watermark, b.judgments)
+    assert (a.column, a.keys) == (b.column, b.keys)  # the candidates the extensions reuse are the rebuild's
     assert a.sequences is not None and b.sequences is not None
     for name in ("count", "sum_x", "sum_sq", "log_k_plus", "log_k_minus", "decided_at", "decision"):
         assert np.array_equal(getattr(a.sequences, name), getattr(b.sequences, name)), name
@@ -135,3 +136,29 @@ def test_concurrent_submits_leave_a_tally_equal_to_the_full_recomputation() -> N
     assert not run_together([partial(worker, a, k) for k, a in enumerate(annotators)])
     _check(study)
     assert allocation_state(Study.objects.get(pk=study.pk))["judgments"] == 48
+
+
+@pytest.mark.django_db
+def test_a_judgment_of_an_item_added_since_rebuilds_the_tally_with_its_new_system() -> None:
+    study = study_import(status="open", data=_da_file("tally-added", n_items=40, allocation={
+        "policy": "adaptive", "warmup": 5}))
+    annotator = services.annotators_create(study=study)[0]
+    rng = random.Random(6)
+    for _ in range(10):
+        _judge(study, annotator, rng)
+    kept = TALLIES.get(study.pk)
+    assert kept is not None and "sys3" not in kept.systems
+    # An item added to the running study, with a system no other item has: the tally does not know its
+    # candidates, and extending would drop the new system's scores.
+    item = Item.objects.create(study=study, external_id="added", source="Quelle.", order_key=10**9, doc_index=99)
+    for position, system in enumerate(("sys1", "sys3")):
+        Candidate.objects.create(item=item, system=system, text=f"the candidate of {system}", position=position)
+    assignment = Assignment.objects.create(annotator=annotator, item=item, sequence=99)
+    assignment = Assignment.objects.select_related("item__study", "annotator").get(pk=assignment.pk)
+    services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng, {**MEANS, "sys3": 70.0}))
+    found = allocation_tally(Study.objects.get(pk=study.pk))
+    assert found is not None
+    tally, rebuilt = found
+    assert "sys3" in tally.systems and str(item.candidates.get(system="sys3").pk) in tally.column
+    _check(study)
+    assert allocation_state(Study.objects.get(pk=study.pk))["judgments"] == 11
