@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any, TextIO
 
+from django.core.checks import Tags
+from django.core.checks.registry import registry as check_registry
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators import progress
@@ -23,6 +25,9 @@ class Command(BaseCommand):
             "real item against the item's reference) and store their segment scores, corpus-level system scores, "
             "signature and, with --paired-bs/--paired-ar, sacrebleu's paired test of every system against the first; "
             "replaces earlier runs. All or nothing: when one evaluator fails, none is stored. Evaluators: " + ", ".join(evaluator_names()) + ".")
+    #: Every system check but the URL checks: those import every view, and with them pandas, SciPy and irrCAC
+    #: (research's views -> the agreement statistics), ~1 s of CPU that no evaluator needs (docs/evaluators.md).
+    requires_system_checks = sorted(set(check_registry.tags_available()) - {Tags.urls})
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
