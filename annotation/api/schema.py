@@ -1,6 +1,7 @@
 """OpenAPI schema of the annotation API: the annotator token scheme, JudgmentIn's answer rule, SkipIn's closed body.
 
-Imported by ``AnnotationConfig.ready`` so drf-spectacular finds the extension.
+Imported by ``annotation/api/urls.py`` (part of the URLs every schema is built from) so drf-spectacular finds the
+extension.
 """
 from __future__ import annotations
 
