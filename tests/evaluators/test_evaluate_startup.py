@@ -1,6 +1,7 @@
-"""What `evaluate` loads before its evaluators run: no pandas/SciPy/irrCAC for its system checks, no spaCy for lemminflect.
+"""What `evaluate` loads before its evaluators run (no pandas/SciPy/irrCAC for its system checks, no spaCy for
+lemminflect) and how many processes it uses by default.
 
-Each check runs in a fresh interpreter (the test process has imported everything already).
+The import checks run in a fresh interpreter (the test process has imported everything already).
 """
 from __future__ import annotations
 
@@ -51,3 +52,11 @@ def test_lemminflect_is_loaded_without_spacy_and_reads_the_same() -> None:
     assert alone["r"] == with_spacy["r"] and alone["i"] == with_spacy["i"]
     assert alone["r"]["mice"] == {"NOUN": ["mouse"]}
     assert with_spacy["hooked"] is True  # spaCy loaded first: lemminflect hooks into it as usual
+
+
+def test_evaluate_runs_in_one_process_unless_asked_for_two() -> None:
+    from evaluators.management.commands.evaluate import Command
+
+    parser = Command().create_parser("manage.py", "evaluate")
+    assert parser.parse_args(["s", "--evaluator", "bleu"]).processes == 1  # the least CPU (docs/evaluators.md)
+    assert parser.parse_args(["s", "--evaluator", "bleu", "--processes", "2"]).processes == 2
