@@ -276,8 +276,8 @@ def _lemminflect() -> Any:
     """lemminflect (untyped: imported by name, used as Any), imported without importing spaCy.
 
     lemminflect's ``__init__`` imports spaCy, when it is installed, only to register ``Token._.lemma`` and
-    ``Token._.inflect``, which nothing here uses; spaCy's import costs ~1 s of CPU, as much as tagging a
-    release. While lemminflect is imported, a finder placed first on ``sys.meta_path`` makes its ``import spacy``
+    ``Token._.inflect``, which nothing here uses; spaCy's import costs ~0.6 s of CPU (docs/evaluators.md,
+    "Speed at release scale"). While lemminflect is imported, a finder placed first on ``sys.meta_path`` makes its ``import spacy``
     fail (it catches that); when spaCy is already loaded, lemminflect hooks into it as usual.
     """
     module = sys.modules.get("lemminflect")
