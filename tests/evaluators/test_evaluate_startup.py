@@ -60,3 +60,15 @@ def test_evaluate_runs_in_one_process_unless_asked_for_two() -> None:
     parser = Command().create_parser("manage.py", "evaluate")
     assert parser.parse_args(["s", "--evaluator", "bleu"]).processes == 1  # the least CPU (docs/evaluators.md)
     assert parser.parse_args(["s", "--evaluator", "bleu", "--processes", "2"]).processes == 2
+
+
+def test_setup_leaves_drf_spectacular_out_and_a_schema_built_later_still_has_the_token_scheme() -> None:
+    code = ("import json, sys, django; django.setup()\n"
+            "loaded = 'drf_spectacular.extensions' in sys.modules\n"
+            "from drf_spectacular.generators import SchemaGenerator\n"
+            "schema = SchemaGenerator().get_schema(request=None, public=True)\n"
+            "print(json.dumps({'loaded_at_setup': loaded,\n"
+            "                  'schemes': sorted(schema['components'].get('securitySchemes', {}))}))")
+    out = _python(code)
+    assert out["loaded_at_setup"] is False
+    assert "annotatorToken" in out["schemes"]
