@@ -4,7 +4,6 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from annotation.api import schema as _annotation_schema  # noqa: F401  (registers the OpenAPI token scheme)
 from studies.importing.schema import study_file_schema_view
 
 urlpatterns = [

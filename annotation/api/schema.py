@@ -1,7 +1,7 @@
 """OpenAPI schema of the annotation API: the annotator token scheme, JudgmentIn's answer rule, SkipIn's closed body.
 
-Imported by ``config/urls.py`` (which serves the schema, and which drf-spectacular's generator reads) so it finds
-the extension; not at start-up, which a command that serves no schema does without.
+Imported by ``annotation/api/urls.py`` (part of the URLs every schema is built from) so drf-spectacular finds the
+extension.
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from annotation.api import schema  # noqa: F401  (registers the OpenAPI token scheme before any schema is built)
 from annotation.api import views as api
 
 urlpatterns = [

@@ -504,7 +504,8 @@ class DcoemEvaluator:
             for doc, segs in documents.items()}
         if progress:
             progress(1, total)
-        hyp_texts = [h for seg in corpus.segments for h in seg.hypotheses.values() if h is not None]
+        # each distinct text once (a third of a release's hypotheses repeat another system's)
+        hyp_texts = list(dict.fromkeys(h for seg in corpus.segments for h in seg.hypotheses.values() if h is not None))
         indexes = {text: translation_index(s) for text, s in zip(hyp_texts, analyse(hyp_texts))}
         if progress:
             progress(2, total)

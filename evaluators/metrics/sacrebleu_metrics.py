@@ -37,7 +37,7 @@ better, and it can exceed 100).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -118,8 +118,16 @@ def make_metric(kind: str, language: str) -> MetricSetup:
     return MetricSetup(kind, metric, language, notes)
 
 
-def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Sequence[Any]) -> list[Any]:
+def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Sequence[Any],
+                       keys: Sequence[Hashable] | None = None,
+                       memo: dict[tuple[Hashable, str], list[Any]] | None = None) -> list[Any]:
     """sacrebleu's per-segment sufficient statistics of ``hypotheses`` against cached references.
+
+    With ``keys`` (one per hypothesis, naming its reference entry: the segment's index) and a ``memo`` shared
+    by the calls of one metric on one corpus, a hypothesis identical to one already scored against the same
+    reference gets a copy of its statistics instead of being scored again (they are a function of the
+    two texts): on the TED zh->en release a third of the 7,406 hypotheses repeat another system's on the same
+    segment.
 
     Exactly ``Metric._extract_corpus_statistics`` (the loop sacrebleu's ``corpus_score`` and its paired tests
     run), on a reference cache that may be a subset of the corpus' segments.  TER's statistics come from
@@ -136,7 +144,15 @@ def segment_statistics(metric: Metric, hypotheses: Sequence[str], ref_cache: Seq
         compute = partial(chrf_exact.segment_statistics, metric)
     else:
         compute = metric._compute_segment_statistics
-    return [compute(metric._preprocess_segment(hyp), ref) for hyp, ref in zip(hypotheses, ref_cache, strict=True)]
+    if keys is None or memo is None:
+        return [compute(metric._preprocess_segment(hyp), ref) for hyp, ref in zip(hypotheses, ref_cache, strict=True)]
+    out: list[Any] = []
+    for hyp, ref, key in zip(hypotheses, ref_cache, keys, strict=True):
+        stats = memo.get((key, hyp))
+        if stats is None:
+            stats = memo[(key, hyp)] = compute(metric._preprocess_segment(hyp), ref)
+        out.append(list(stats))  # a copy: no two systems share one list
+    return out
 
 
 def _sentence_score(kind: str, metric: Metric, stats: list[Any]) -> float:
@@ -221,10 +237,11 @@ class SacrebleuEvaluator:
         signature = str(metric.get_signature())  # nrefs is known once references are cached
         result = EvaluationResult(evaluator=self.name, higher_is_better=self.higher_is_better, systems=[])
         systems = corpus.systems
+        memo: dict[tuple[Hashable, str], list[Any]] = {}  # systems' identical hypotheses scored once
         for step, system in enumerate(systems, start=1):
             idx = [i for i, seg in enumerate(segments) if seg.hypotheses.get(system) is not None]
             stats = segment_statistics(metric, [segments[i].hypotheses[system] for i in idx],
-                                       [ref_cache[i] for i in idx])
+                                       [ref_cache[i] for i in idx], keys=idx, memo=memo)
             score = metric._aggregate_and_compute(stats)
             notes = list(setup.notes)
             if len(idx) < len(segments):

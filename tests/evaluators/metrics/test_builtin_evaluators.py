@@ -220,7 +220,7 @@ def test_stored_scores_equal_each_evaluators_own_result_and_ter_equals_sacrebleu
         scored += bool(stored)
     assert scored >= 8  # (lexical consistency and its kin find little to score in four short items)
     # ter again with sacrebleu's own segment statistics instead of ter_exact: the same stored scores
-    monkeypatch.setattr(sacrebleu_metrics, "segment_statistics", lambda metric, hyps, refs: [
+    monkeypatch.setattr(sacrebleu_metrics, "segment_statistics", lambda metric, hyps, refs, keys=None, memo=None: [
         TER._compute_segment_statistics(metric, metric._preprocess_segment(h), r) for h, r in zip(hyps, refs)])
     theirs = {(s.key, s.system): s.score for s in evaluators()["ter"].evaluate(built.corpus).segments}
     ours = {(external[i], s): v for i, s, v in MetricScore.objects.filter(

@@ -196,3 +196,35 @@ def test_mixed_target_languages_share_a_setting_or_are_refused() -> None:
         with pytest.raises(ValueError, match="need different sacrebleu settings"):
             run(name, corpus)
     assert run("chrf", corpus).systems[0].score == pytest.approx(CHRF().corpus_score(systems["mt"], [refs]).score)
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
+def test_a_hypothesis_repeated_by_another_system_is_scored_once_with_the_same_statistics(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import evaluators.metrics.sacrebleu_metrics as sm
+
+    refs = ["the cat sat on the mat .", "a dog barked at the moon all night", "he left"]
+    systems = {"A": ["the cat sat on a mat .", "a dog barked all night", "he left"],
+               "B": ["the cat sat on a mat .", "the dog was barking at the moon", "he left"],  # 0 and 2 as A's
+               "C": ["he left", "a dog barked all night", "she left"]}  # A's segment-1 text; "he left" on segment 0
+    calls: list[str] = []
+    real = sm.segment_statistics
+
+    def counting(metric: Any, hypotheses: Any, ref_cache: Any, keys: Any = None, memo: Any = None) -> Any:
+        out = real(metric, hypotheses, ref_cache, keys, memo)
+        calls.append(str(len(memo) if memo is not None else -1))
+        return out
+
+    monkeypatch.setattr(sm, "segment_statistics", counting)
+    result = run(name, corpus_of(refs, systems, "en"))
+    # distinct (segment, text) pairs: A 3, B +1 (segment 1), C +2 (segment 0's "he left", segment 2's "she left")
+    assert calls == ["3", "4", "6"]
+    metric = BLEU(effective_order=True) if name == "bleu" else make_metric(name, "en").metric  # sentence BLEU
+    for seg in result.segments:
+        i = int(seg.key)
+        hyp = systems[seg.system][i]
+        expected = metric.sentence_score(hyp, [refs[i]]).score  # sacrebleu on the pair itself
+        assert seg.score == pytest.approx(expected, abs=1e-9), (name, seg.system, i)
+    for system in systems:
+        assert next(s for s in result.systems if s.system == system).score == pytest.approx(
+            make_metric(name, "en").metric.corpus_score(systems[system], [refs]).score, abs=1e-9)

