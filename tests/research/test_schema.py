@@ -13,5 +13,5 @@ def test_full_schema_generates_without_warnings(tmp_path):
                   "/api/v1/studies/{slug}/judgments", "/api/v1/studies/{slug}/agreement"):
         assert route + ":" in text, route
     assert "AssignmentOut" in text and "JudgmentIn" in text
-    # the annotator token scheme (annotation/api/schema.py, registered by config/urls.py, not at start-up)
+    # the annotator token scheme (annotation/api/schema.py, registered by annotation/api/urls.py, not at start-up)
     assert "annotatorToken:" in text
