@@ -11,8 +11,8 @@ load generator's own CPU, the machine's load; then the integrity of what the dat
 then the same crowd against the bare baseline app (bench/baseline/) under the same gunicorn
 command. Prints a table and writes JSON to bench/results/crowdbench-N.json.
 
-Usage: ``python bench/crowdbench.py [--annotators 2000] [--duration 60] [--workers 5] [--threads 2]
-[--worker-class gthread|sync] [--explain] [--profile] [--no-baseline]``.
+Usage: ``python bench/crowdbench.py [--annotators 2000] [--duration 60] [--workers 5] [--threads 1]
+[--worker-class sync|gthread] [--explain] [--profile] [--no-baseline]``.
 """
 from __future__ import annotations
 
@@ -166,9 +166,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--think", type=float, default=10.0, help="mean think time (s), exponential")
     parser.add_argument("--pause", type=float, default=2.0, help="mean pause after a submit (s), exponential")
     parser.add_argument("--workers", type=int, default=5, help="gunicorn workers (docs/deploy.md: 2 x cores + 1)")
-    parser.add_argument("--threads", type=int, help="threads per worker (default: 2 for gthread, 1 for sync)")
-    parser.add_argument("--worker-class", choices=("gthread", "sync"), default="gthread",
-                        help="gunicorn worker class (docs/deploy.md: gthread, which keeps connections alive)")
+    parser.add_argument("--threads", type=int, help="threads per worker (default: 1 for sync, 2 for gthread)")
+    parser.add_argument("--worker-class", choices=("sync", "gthread"), default="sync",
+                        help="gunicorn worker class (docs/deploy.md: sync; gthread keeps connections alive)")
     parser.add_argument("--redundancy", type=int, default=3)
     parser.add_argument("--items", type=int, help="study size (default: enough for the crowd, see items_needed)")
     parser.add_argument("--seed", type=int, default=1)
