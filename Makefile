@@ -96,7 +96,7 @@ loadtest: $(VENV)/.installed-dev .secret_key
 	  --workers $(WORKERS) --threads $(THREADS) --fault $(FAULT) $(if $(EXPLAIN),--explain,) $(if $(PROFILE),--profile,) $(LOADTEST_ARGS)
 
 # Open-loop crowd benchmark (docs/load.md): N annotators, next -> think Exp(10 s) -> submit -> pause Exp(2 s).
-# make crowdbench N=2000 [DURATION=60] [WORKERS=5] [THREADS=2] [WORKER_CLASS=gthread|sync] [EXPLAIN=1] [PROFILE=1]
+# make crowdbench N=2000 [DURATION=60] [WORKERS=5] [THREADS=1] [WORKER_CLASS=sync|gthread] [EXPLAIN=1] [PROFILE=1]
 # DURATION, WORKERS and THREADS are passed on only when given (their defaults above are loadtest's).
 N ?= 2000
 given = $(filter command line environment environment override override,$(origin $(1)))
