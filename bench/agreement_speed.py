@@ -18,29 +18,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sqlite3
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.release_scale import run as timed  # noqa: E402
 
 
 def run(checkout: Path, db: Path, slug: str, extra: list[str]) -> tuple[float, float, str]:
+    """(wall, CPU, stdout) of ``manage.py agreement SLUG`` in ``checkout`` on the SQLite file ``db``."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "DATABASE_URL")}
     env |= {"DATABASE_URL": f"sqlite:///{db}", "DJANGO_SETTINGS_MODULE": "config.settings",
             "PYTHONPYCACHEPREFIX": f"/tmp/agreement-speed-pycache/{checkout.resolve().as_posix().strip('/')}",
             "PYTHONPATH": str(checkout)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "manage.py", "agreement", slug, *extra], cwd=checkout, env=env,
-                            capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        sys.exit(f"{checkout}: agreement failed ({result.returncode}):\n{result.stderr[-3000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), result.stdout
+    return timed([sys.executable, "manage.py", "agreement", slug, *extra], env, cwd=checkout)
 
 
 def main() -> int:

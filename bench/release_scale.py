@@ -115,11 +115,11 @@ StoredReport.objects.all().delete()
 """
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, user+sys CPU seconds of the whole process tree, stdout) of one command."""
+def run(cmd: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float, str]:
+    """(wall seconds, user+sys CPU seconds of the whole process tree, stdout) of one command, run in ``cwd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-
 from protocols.parts.pages import PagesRules
 from protocols.parts.quality import QualityRules
 from protocols.parts.reports import ReportsRules

@@ -286,7 +286,8 @@ class WordListEvaluator:
         """The segment's score (None: undefined), or False when there is nothing to evaluate."""
         h, r = _counted(self.kind, hyp, lang), _counted(self.kind, ref, lang)  # read only: shared by the cache
         n_h, n_r = sum(h.values()), sum(r.values())
-        m = sum((h & r).values())
+        matched = h & r
+        m = sum(matched.values())
         if self.kind == "connective" and n_r == 0:
             return False
         if self.kind == "pronoun" and n_h == 0 and n_r == 0:
@@ -297,7 +298,7 @@ class WordListEvaluator:
         tally.reference += n_r
         categories["hypothesis"].update(h)
         categories["reference"].update(r)
-        categories["matched"].update(h & r)
+        categories["matched"].update(matched)
         if self.kind == "connective":
             if self.measure == "any":
                 tally.hits += 1 if n_h else 0

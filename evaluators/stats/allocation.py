@@ -203,10 +203,8 @@ class AdaptivePolicy(Policy):
         return active
 
     def next_request(self) -> Request | None:
-        low = int(self.progress.min())
-        if low < self.warmup:
-            return Request(int(self.order[low]), tuple(int(s) for s in np.flatnonzero(self.progress == low)))
-        active = self.active()
+        # during the warm-up every system is active (the lowest progress is then below the items there are)
+        active = np.ones(self.n_systems, dtype=bool) if self.progress.min() < self.warmup else self.active()
         if not active.any():
             return None
         pos = int(self.progress[active].min())
