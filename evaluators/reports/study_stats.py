@@ -29,14 +29,13 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from pandas._libs import lib
 
-from annotation.exporting.judgments import judgment_rows
+from annotation.exporting.judgments import judgment_cells
 from annotation.quality.checks import study_context_probes
 from annotation.quality.span_controls import study_span_controls
 from evaluators.reports import span_report as sr
@@ -582,14 +581,13 @@ REPORT_COLUMNS = ("study", "item", "annotator", "system", "is_reference", "is_sp
 def study_export_frame(study: Any) -> pd.DataFrame:
     """The study's export (``annotation.exporting.judgments.judgment_rows``, the source of every export) as a frame.
 
-    Only :data:`REPORT_COLUMNS`, collected column-wise: the same values as
-    ``judgments_frame`` without holding every row's dict at once, which
-    keeps a large study's report within a few hundred MB.
+    Only :data:`REPORT_COLUMNS`, read as tuples (``judgment_cells``: no dict per row, no times or screen
+    order read) and collected column-wise: the same values as ``judgments_frame`` without holding every
+    row at once, which keeps a large study's report within a few hundred MB.
     """
     columns: dict[str, list] = {c: [] for c in REPORT_COLUMNS}
-    cells = operator.itemgetter(*REPORT_COLUMNS)
-    rows = judgment_rows(study)
-    while chunk := [cells(row) for row in itertools.islice(rows, 10_000)]:
+    rows = judgment_cells(study, REPORT_COLUMNS)
+    while chunk := list(itertools.islice(rows, 10_000)):
         for column, values in zip(columns.values(), zip(*chunk)):
             column.extend(values)
     if not columns["judgment"]:

@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotation.models import Assignment
 from annotation.items.selectors import ordered_candidates
 from annotation.handout.services import annotators_create, assignment_next, judgment_submit
-from annotation.exporting.judgments import BASE_COLUMNS, COLUMNS, judgment_rows, judgments_frame
+from annotation.exporting.judgments import BASE_COLUMNS, COLUMNS, judgment_cells, judgment_rows, judgments_frame
 from tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +41,23 @@ def test_columns_are_the_interface_columns_then_extras():
         "screen_position", "started_at", "submitted_at", "duration_ms"]
     assert {"is_spam_candidate", "judgment", "revision", "is_current", "phenomenon", "protocol", "chosen",
             "excluded"} <= set(COLUMNS)
+
+
+def test_judgment_cells_are_the_rows_columns_and_read_no_times_unless_asked():
+    study = make_study(slug="cells", n_items=3, n_candidates=3, settings={"redundancy": 2})
+    judge_everything(study, answer=rank_by_system)
+    rows = list(judgment_rows(study))
+    every = list(judgment_cells(study, COLUMNS))
+    assert every == [tuple(row[c] for c in COLUMNS) for row in rows] and len(every) == 3 * 2 * 3
+    asked = ("system", "rank", "judgment", "annotator")
+    assert list(judgment_cells(study, asked)) == [tuple(row[c] for c in asked) for row in rows]
+    assert list(judgment_cells(study, ["rank"])) == [(row["rank"],) for row in rows]
+    # columns not asked for that cost a read are not read: the report's columns hold no times
+    assert all(row["started_at"] is not None and row["screen_position"] is not None for row in rows)
+    no_times = list(judgment_cells(study, ("judgment", "duration_ms")))
+    assert no_times == [(row["judgment"], row["duration_ms"]) for row in rows]
+    with pytest.raises(ValueError, match="unknown export column"):
+        list(judgment_cells(study, ("system", "nonsense")))
 
 
 def test_ranking_rows_one_per_judgment_and_candidate():

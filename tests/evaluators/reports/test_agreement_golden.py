@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -85,8 +86,27 @@ def check(name: str, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     expected = path.read_text(encoding="utf-8")
     if name.endswith(".json"):
-        assert json.loads(text) == json.loads(expected)
+        # Floats to 1e-12 relative: NumPy's SIMD kernels (and so a Pearson r or a standard error) differ in the
+        # last bit between CPUs; every other value, every key and the structure exactly.
+        assert_same(json.loads(text), json.loads(expected), "$")
+        return
     assert text == expected
+
+
+def assert_same(got: object, expected: object, where: str) -> None:
+    """``got == expected`` with floats compared to 1e-12 relative (1e-300 absolute); ``where`` names the place."""
+    if isinstance(expected, float) and isinstance(got, float):
+        assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-300), f"{where}: {got!r} != {expected!r}"
+    elif isinstance(expected, dict) and isinstance(got, dict):
+        assert list(got) == list(expected), f"{where}: keys {list(got)} != {list(expected)}"
+        for key, value in expected.items():
+            assert_same(got[key], value, f"{where}.{key}")
+    elif isinstance(expected, list) and isinstance(got, list):
+        assert len(got) == len(expected), f"{where}: {len(got)} entries != {len(expected)}"
+        for k, (a, b) in enumerate(zip(got, expected)):
+            assert_same(a, b, f"{where}[{k}]")
+    else:
+        assert type(got) is type(expected) and got == expected, f"{where}: {got!r} != {expected!r}"
 
 
 def test_imported_release_subset(tmp_path):
