@@ -63,10 +63,10 @@ def hook_timed(backend: int | None) -> None:
 
     hook = allocation.after_judgment
 
-    def timed(study: object) -> None:
+    def timed(study: object, judgment_id: int) -> None:
         cpu0, db0 = time.process_time(), backend_cpu(backend)
         try:
-            hook(study)  # type: ignore[arg-type]
+            hook(study, judgment_id)  # type: ignore[arg-type]
         finally:
             HOOK[0] += time.process_time() - cpu0
             HOOK[1] += backend_cpu(backend) - db0
@@ -113,6 +113,8 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--annotators", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=6)
+    parser.add_argument("--refresh-every", type=int, default=None, metavar="K",
+                        help="the adaptive study's allocation.refresh_every (default: the setting's default)")
     args = parser.parse_args()
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     import django
@@ -132,9 +134,13 @@ def main() -> None:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             backend = int(cursor.fetchone()[0])
-    policies = {"uniform": None, "adaptive": {"policy": "adaptive", "warmup": 20, "target": "all"}}
+    from studies.definition.allocation import DEFAULTS
+
+    every = args.refresh_every if args.refresh_every is not None else DEFAULTS["refresh_every"]
+    policies = {"uniform": None,
+                "adaptive": {"policy": "adaptive", "warmup": 20, "target": "all", "refresh_every": every}}
     print(f"database: {connection.vendor}; {args.items} DA items x {len(MEANS)} systems, redundancy 1, "
-          f"{args.annotators} simulated annotators; {args.repeats} runs each")
+          f"{args.annotators} simulated annotators; {args.repeats} runs each; adaptive refresh_every {every}")
     try:
         hook_timed(backend)
         hooks = []
