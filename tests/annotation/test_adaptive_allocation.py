@@ -16,6 +16,8 @@ from django.core.exceptions import ValidationError
 from annotation.handout import services
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from evaluators.live_allocation import allocation_refresh, allocation_state, allocation_state_store
+from evaluators.stats.allocation import DEFAULT_REFRESH_EVERY, DEFAULT_WARMUP
+from studies.definition.allocation import DEFAULTS
 from studies.importing.study_file import StudyFileError, study_import
 from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
@@ -73,6 +75,11 @@ def test_study_file_stores_the_adaptive_options_with_their_defaults() -> None:
     assert uniform.allocation == {}
     default = study_import(data=_da_file("alloc-default", n_items=3))
     assert default.allocation == {} and default.allocation_state == {}
+
+
+def test_the_live_defaults_are_the_replay_s() -> None:
+    # The replay models the live hand-out: the same warm-up and the same refresh_every unless told otherwise.
+    assert DEFAULTS["warmup"] == DEFAULT_WARMUP and DEFAULTS["refresh_every"] == DEFAULT_REFRESH_EVERY
 
 
 @pytest.mark.parametrize("value, named", [

@@ -208,7 +208,8 @@ class Command(BaseCommand):
         report = {"file": str(opts["file"]), "format": opts["format"], "systems": len(data.systems),
                   "items": len(data.items), "dropped_items": len(data.dropped_items), "allocation": opts["allocation"],
                   "alpha": config.alpha, "min_effect": config.min_effect, "score_range": [low, high],
-                  "warmup": opts["warmup"], "refresh_every": opts["refresh_every"], "target": opts["target"], "pairs": len(replay.pairs), "notes": notes,
+                  "warmup": opts["warmup"], "refresh_every": opts["refresh_every"], "target": opts["target"],
+                  "pairs": len(replay.pairs), "notes": notes,
                   **summarise(replay, data.systems)}
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2))
