@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from studies.models import Study
 
 
-def _allocation_refresh(study: Study) -> dict[str, Any] | None:
+def _allocation_refresh(study: Study, judgment_id: int) -> dict[str, Any] | None:
     """``evaluators.live_allocation.allocation_refresh_after_judgment``, imported on the first adaptive judgment.
 
     Importing it at start-up pulled the statistics core (pandas, SciPy, irrCAC: ~0.8 s of CPU) into every
@@ -16,7 +16,7 @@ def _allocation_refresh(study: Study) -> dict[str, Any] | None:
     """
     from evaluators.live_allocation import allocation_refresh_after_judgment
 
-    return allocation_refresh_after_judgment(study)
+    return allocation_refresh_after_judgment(study, judgment_id)
 
 
 class EvaluatorsConfig(AppConfig):

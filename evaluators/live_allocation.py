@@ -9,6 +9,14 @@ reads that state and never imports this module: ``EvaluatorsConfig.ready`` regis
 :func:`allocation_refresh_after_judgment` as the hook the hand-out calls after each judgment of an adaptive
 study (the layers' direction stays research → evaluators → annotation → studies).
 
+The hook looks at the judgments only every ``allocation.refresh_every`` (K) of them: when the new judgment's id
+is K or more above the stored state's watermark (:func:`evaluators.stats.allocation.refresh_due`, the rule the
+replay uses too); in between it runs no statement. A refresh reads every judgment stored since the tally's
+watermark, so none is skipped, only seen up to K − 1 judgments later: the confidence sequences are
+anytime-valid, so looking at them at some judgments only (a stopping time) keeps their guarantee, and their
+decisions are the same as after each judgment, merely noticed later (a few judgments may still go to a system
+already eliminated, and a settled study stops up to K − 1 judgments late). The study page recomputes fully.
+
 After a judgment the state is not recomputed from every judgment: a :class:`Tally` (the sequences after the
 judgments up to a watermark, the highest judgment id read) is kept in the process's memory and extended with the
 judgments stored since, which gives the full recomputation's arrays exactly (the same observations in the
@@ -37,10 +45,10 @@ from django.utils import timezone
 
 from annotation.handout import statements
 from annotation.models import Judgment
-from evaluators.stats.allocation import out_of_top, predicted_finish, target_open
+from evaluators.stats.allocation import out_of_top, predicted_finish, refresh_due, target_open
 from evaluators.stats.sequential import PairwiseSequences, SequentialConfig
 from evaluators.reports.span_report import weights_from
-from studies.definition.allocation import MQM_CAP, PREFERENCE_RANGE, is_adaptive, score_range
+from studies.definition.allocation import MQM_CAP, PREFERENCE_RANGE, is_adaptive, refresh_every, score_range
 from studies.lifecycle.stages import study_close_when_settled
 from studies.models import Candidate, Status, Study
 
@@ -400,23 +408,29 @@ def allocation_refresh(study: Study) -> dict[str, Any]:
     return state
 
 
-def allocation_refresh_after_judgment(study: Study) -> dict[str, Any] | None:
-    """The hand-out's hook after each judgment of an adaptive study: the tally extended with the new judgments;
-    the state written only when what the hand-out reads of it changed (warmed up, settled, the open pairs) or
-    the tally was rebuilt. Returns the state written, or None when nothing was.
+def allocation_refresh_after_judgment(study: Study, judgment_id: int | None = None) -> dict[str, Any] | None:
+    """The hand-out's hook after each judgment of an adaptive study (``judgment_id``, the new judgment's): when a
+    refresh is due (:func:`refresh_due`: no stored state, or the id ``refresh_every`` or more above the stored
+    state's watermark; always without an id), the tally extended with every judgment stored since its watermark
+    and the state written. Returns the state written, or None when nothing was.
 
-    So an ordinary judgment costs two statements and the sequences' update; the stored state's other figures
-    (observations, intervals, judgments seen) are those of its last write, and the study page recomputes
-    them on every view.
+    So of ``refresh_every`` judgments, one costs two statements (the read, the conditional UPDATE) and the
+    sequences' update with the judgments since; the others none. With ``refresh_every`` above 1 the state is
+    written at every refresh, whether or not what the hand-out reads of it changed: its watermark is what the
+    next judgments count from. With 1 (a refresh after each judgment), only when that changed (warmed up,
+    settled, the open pairs) or the tally was rebuilt, so that an ordinary judgment costs one statement; the
+    stored state's other figures are then those of its last write, and the study page recomputes them.
     """
+    every = refresh_every(study.allocation)
+    stored = study.allocation_state or {}
+    if judgment_id is not None and not refresh_due(judgment_id, stored.get("watermark"), every):
+        return None
     found = allocation_tally(study)
     if found is None:
         return None
     tally, rebuilt = found
-    stored = study.allocation_state or {}
-    warmed_up, settled, open_pairs = _handout_view(study, tally)
-    if not rebuilt and stored and (bool(stored.get("warmed_up")), bool(stored.get("settled")),
-                                   stored.get("open_pairs", [])) == (warmed_up, settled, open_pairs):
+    if every == 1 and not rebuilt and stored and (bool(stored.get("warmed_up")), bool(stored.get("settled")),
+                                                  stored.get("open_pairs", [])) == _handout_view(study, tally):
         return None
     state = _summary(study, tally)
     allocation_state_store(study, state)

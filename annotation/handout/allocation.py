@@ -4,10 +4,11 @@ A study with ``Study.allocation`` empty (uniform, the default) never reaches thi
 the submit test that dict's truth on the study already loaded, nothing more. For an adaptive study
 (docs/assignment.md, "Adaptive allocation"):
 
-* after each stored judgment, :func:`after_judgment` runs the refreshers registered here; the one
-  refresher is ``evaluators.live_allocation.allocation_refresh`` (registered by ``EvaluatorsConfig.ready``:
-  the statistics live in ``evaluators``, which this app may not import), which recomputes the confidence
-  sequences from the judgments and stores them in ``Study.allocation_state``;
+* after each stored judgment, :func:`after_judgment` runs the refreshers registered here with the judgment's
+  id; the one refresher is ``evaluators.live_allocation.allocation_refresh_after_judgment`` (registered by
+  ``EvaluatorsConfig.ready``: the statistics live in ``evaluators``, which this app may not import), which
+  every ``allocation.refresh_every`` judgments extends the confidence sequences with the judgments stored
+  since its last look and stores them in ``Study.allocation_state``;
 * the hand-out reads that state from the study row it has loaded anyway: before the warm-up's judgments
   nothing changes; once the study is settled (no pair of the target set open) no new item is handed out;
   in between, only items holding both systems of at least one open pair (:func:`open_pair_filter`).
@@ -27,25 +28,27 @@ from studies.definition.allocation import is_adaptive
 from studies.models import Candidate, Study
 
 logger = logging.getLogger(__name__)
-_refreshers: list[Callable[[Study], object]] = []
+_refreshers: list[Callable[[Study, int], object]] = []
 
 
-def register_refresher(refresher: Callable[[Study], object]) -> None:
-    """Add the function that recomputes a study's ``allocation_state`` after a judgment (once per process)."""
+def register_refresher(refresher: Callable[[Study, int], object]) -> None:
+    """Add the function that refreshes a study's ``allocation_state`` after a judgment (called with the study and
+    the new judgment's id; once per process)."""
     if refresher not in _refreshers:
         _refreshers.append(refresher)
 
 
-def after_judgment(study: Study) -> None:
-    """Refresh the state of an adaptive study (the caller checked ``study.allocation``).
+def after_judgment(study: Study, judgment_id: int) -> None:
+    """Refresh the state of an adaptive study after its judgment ``judgment_id`` (the caller checked
+    ``study.allocation``).
 
     The judgment is stored before this runs; a refresher that fails is logged and the answer still gets its
-    201 (the state is refreshed again after the next judgment and whenever the study page is opened).
+    201 (the state is refreshed again at a later judgment and whenever the study page is opened).
     """
     if is_adaptive(study.allocation):
         for refresher in _refreshers:
             try:
-                refresher(study)
+                refresher(study, judgment_id)
             except Exception:  # noqa: BLE001 - the annotator's stored answer must not turn into an error page
                 logger.exception("allocation refresh failed for study %s", study.slug)
 

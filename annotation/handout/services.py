@@ -517,8 +517,9 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
             statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
     if assignment.item.study.allocation and not assignment.item.is_spam:
-        # Adaptive allocation: the confidence sequences see this judgment before the next hand-out.
-        allocation.after_judgment(assignment.item.study)
+        # Adaptive allocation: the confidence sequences see this judgment (at the latest at the refresh after
+        # ``refresh_every`` judgments).
+        allocation.after_judgment(assignment.item.study, judgment.pk)
     if assignment.item.is_spam and assignment.item.study.auto_exclude_share is not None:
         # Cheap: only answers to spam items, a small share of all answers (annotation/handout/exclusion.py).
         annotator_apply_auto_exclusion(annotator=assignment.annotator)

@@ -23,6 +23,15 @@ next request from everything seen so far without inflating false decisions.
   of the systems already eliminated): the adaptive policy never needs more judgments than uniform to
   reach any set of decisions (tested). Successive elimination: Even-Dar, Mannor & Mansour (JMLR 2006).
 
+  **Refreshed every K judgments** (``refresh_every``, the live study's setting): a live study's hand-out
+  reads a stored state that its hook refreshes only when the new judgment's id is K or more above the
+  stored state's watermark (:func:`refresh_due`), so the policy here decides from the view of its last
+  refresh too (the judgments are numbered 1, 2, … in the order made, one per request: the ids of a study
+  alone on its server). Between refreshes a system already eliminated may still be judged, and the policy
+  stops (settled) at the first refresh that sees it settled, up to K − 1 requests late. The sequences still
+  see every judgment, decisions are sticky and the stale set of active systems holds the current one, so
+  each open pair is still judged on every item and the guarantee above holds for any K (tested).
+
 A judgment is one (item, system) cell. Pure numpy; no Django.
 """
 from __future__ import annotations
@@ -43,6 +52,21 @@ from evaluators.stats.sequential import (
 TARGETS = ("all", "top")
 #: Items judged by every system before the adaptive policy starts choosing.
 DEFAULT_WARMUP = 20
+#: Judgments between two refreshes of the hand-out's view (the live setting's default,
+#: ``studies.definition.allocation.DEFAULTS["refresh_every"]``, the same number: tested).
+DEFAULT_REFRESH_EVERY = 10
+
+
+def refresh_due(judgment_id: int, watermark: int | None, every: int) -> bool:
+    """Whether the judgment ``judgment_id`` refreshes the view: no state yet (``watermark`` None), or the new
+    judgment's id is ``every`` or more above the watermark (the highest judgment id the state has read).
+
+    The one rule of the live hook (evaluators/live_allocation.py) and of the replay's adaptive policy. Live, ids
+    are drawn for every study on the server, so a study's refreshes come after at most ``every`` of its
+    judgments (sooner when other studies' judgments take ids in between); in the replay, ids are 1, 2, … and
+    they come after exactly ``every``. Every judgment is read at a refresh: none is skipped, only looked at later.
+    """
+    return watermark is None or judgment_id - watermark >= every
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,12 @@ class Policy:
             return bool(np.all(self.out_of_top()[ref_out]))
         return bool(np.all(self.sequences.decision[reference != OPEN] != OPEN))
 
+    @property
+    def stopped(self) -> bool:
+        """The policy stops here: settled as far as its view goes (its current state, unless it refreshes
+        the view only now and then)."""
+        return self.settled
+
     def next_request(self) -> Request | None:
         raise NotImplementedError
 
@@ -182,17 +212,49 @@ class UniformPolicy(Policy):
 
 
 class AdaptivePolicy(Policy):
-    """Warm-up with every system, then each next item for the systems that still have an open target pair."""
+    """Warm-up with every system, then each next item for the systems that still have an open target pair,
+    as seen at the view's last refresh (every ``refresh_every`` requests: :func:`refresh_due`)."""
 
     name = "adaptive"
 
     def __init__(self, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
                  pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
-                 warmup: int = DEFAULT_WARMUP) -> None:
+                 warmup: int = DEFAULT_WARMUP, refresh_every: int = DEFAULT_REFRESH_EVERY) -> None:
         super().__init__(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
         if warmup < 0:
             raise ValueError("warmup: at least 0 items")
+        if refresh_every < 1:
+            raise ValueError("refresh_every: at least 1 judgment")
         self.warmup = min(warmup, n_items)
+        self.refresh_every = refresh_every
+        #: Requests observed (the ids of the replay's judgments: 1, 2, …), and the last refresh's.
+        self.requests = 0
+        self.watermark: int | None = None
+        #: The systems the view lets through (no view yet: every system, as a live study without a state),
+        #: and whether the view is settled.
+        self.view = np.ones(n_systems, dtype=bool)
+        self.view_settled = False
+        #: The requests at which the view was refreshed (what the tests check).
+        self.refreshes: list[int] = []
+
+    def observe(self, request: Request, scores: Sequence[float]) -> np.ndarray:
+        decided = super().observe(request, scores)
+        self.requests += 1
+        if refresh_due(self.requests, self.watermark, self.refresh_every):
+            self.refresh()
+        return decided
+
+    def refresh(self) -> None:
+        """Look at the sequences now: the view the next requests follow until the next refresh."""
+        self.watermark = self.requests
+        self.refreshes.append(self.requests)
+        # during the warm-up every system is active (the lowest progress is then below the items there are)
+        self.view = np.ones(self.n_systems, dtype=bool) if self.progress.min() < self.warmup else self.active()
+        self.view_settled = self.settled
+
+    @property
+    def stopped(self) -> bool:
+        return self.view_settled
 
     def active(self) -> np.ndarray:
         """Booleans by system: in some open pair of the target set (those still to be judged)."""
@@ -203,8 +265,7 @@ class AdaptivePolicy(Policy):
         return active
 
     def next_request(self) -> Request | None:
-        # during the warm-up every system is active (the lowest progress is then below the items there are)
-        active = np.ones(self.n_systems, dtype=bool) if self.progress.min() < self.warmup else self.active()
+        active = self.view
         if not active.any():
             return None
         pos = int(self.progress[active].min())
@@ -218,11 +279,12 @@ POLICIES = {"uniform": UniformPolicy, "adaptive": AdaptivePolicy}
 
 def make_policy(name: str, n_systems: int, n_items: int, config: SequentialConfig, *, seed: int,
                 pairs: Sequence[tuple[int, int]] | None = None, target: str = "all",
-                warmup: int = DEFAULT_WARMUP) -> Policy:
+                warmup: int = DEFAULT_WARMUP, refresh_every: int = DEFAULT_REFRESH_EVERY) -> Policy:
     if name == "uniform":
         return UniformPolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target)
     if name == "adaptive":
-        return AdaptivePolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target, warmup=warmup)
+        return AdaptivePolicy(n_systems, n_items, config, seed=seed, pairs=pairs, target=target, warmup=warmup,
+                              refresh_every=refresh_every)
     raise ValueError(f"allocation {name!r}: uniform or adaptive")
 
 
@@ -265,7 +327,7 @@ def run_policy(policy: Policy, human: np.ndarray, reference: np.ndarray | None =
         if reached_at is None and reference is not None and policy.reached(reference):
             reached_at = policy.judgments
             per_system, per_pair = policy.progress.copy(), seq.count.copy()
-        if policy.settled:
+        if policy.stopped:
             break
     if per_system is None or per_pair is None:
         per_system, per_pair = policy.progress.copy(), seq.count.copy()
@@ -296,7 +358,8 @@ class AllocationReplay:
 
 
 def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: Sequence[str], seeds: int,
-                      warmup: int = DEFAULT_WARMUP, null: bool = False, target: str = "all") -> AllocationReplay:
+                      warmup: int = DEFAULT_WARMUP, null: bool = False, target: str = "all",
+                      refresh_every: int = DEFAULT_REFRESH_EVERY) -> AllocationReplay:
     """Each seed: the reference decisions of a full uniform pass in that seed's item order, then each policy.
 
     With ``null``, each seed first shuffles the system labels within every item (``numpy`` generator
@@ -320,7 +383,8 @@ def replay_allocation(human: np.ndarray, config: SequentialConfig, *, policies: 
             references.append(int(full.out_of_top().sum()) if target == "top" else int(np.sum(reference != OPEN)))
             oracle.append(oracle_judgments(full))
         for name in policies:
-            policy = make_policy(name, n_systems, n_items, config, seed=seed, target=target, warmup=warmup)
+            policy = make_policy(name, n_systems, n_items, config, seed=seed, target=target, warmup=warmup,
+                                 refresh_every=refresh_every)
             pairs = [(int(p[0]), int(p[1])) for p in policy.sequences.pairs]
             runs[name].append(run_policy(policy, data, reference))
     return AllocationReplay(seeds=seeds, null=null, runs=runs, reference_decisions=references, pairs=pairs,

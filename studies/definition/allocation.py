@@ -2,7 +2,8 @@
 
 The setting is ``Study.allocation`` and the study file's ``settings.allocation``: ``"uniform"`` (the
 default, stored as ``{}``), ``"adaptive"``, or an object ``{"policy": "adaptive", "alpha": 0.05,
-"min_effect": null, "warmup": 20, "target": "all", "close_when_settled": false}`` (docs/study-file.md, docs/efficient-evaluation.md
+"min_effect": null, "warmup": 20, "target": "all", "close_when_settled": false, "refresh_every": 10}``
+(docs/study-file.md, docs/efficient-evaluation.md
 "Adaptive allocation"). This module checks and normalises the value; the statistics are
 ``evaluators.stats.sequential``, the live state ``evaluators.live_allocation``, the hand-out's use of it
 ``annotation.handout.allocation``. Pure Python.
@@ -16,7 +17,9 @@ POLICIES = ("uniform", "adaptive")
 TARGETS = ("all", "top")
 #: The defaults of an adaptive study (the same as ``replay --allocation adaptive``'s).
 DEFAULTS: dict[str, Any] = {"alpha": 0.05, "min_effect": None, "warmup": 20, "target": "all",
-                            "close_when_settled": False}
+                            "close_when_settled": False, "refresh_every": 10}
+#: The largest ``refresh_every``: the hand-out's state may be that many judgments old, less one.
+MAX_REFRESH_EVERY = 1000
 #: Every score a 0–100 protocol gives lies in [0, 100] (the confidence sequences need the bound in advance).
 SCORE_RANGE = (0.0, 100.0)
 #: MQM: minus the weighted error count of a candidate, capped at 25 (five Major errors: Freitag et al. 2021), so
@@ -64,8 +67,8 @@ def allocation_errors(value: Any, field: str = "allocation", scale: tuple[float,
     if policy not in POLICIES:
         errors.append(f"{field}.policy: required, one of {', '.join(POLICIES)}")
     if policy == "uniform" and set(value) - {"policy"}:
-        errors.append(f"{field}: alpha, min_effect, warmup, target and close_when_settled apply to the adaptive "
-                      "policy only")
+        errors.append(f"{field}: alpha, min_effect, warmup, target, close_when_settled and refresh_every apply to "
+                      "the adaptive policy only")
     alpha = value.get("alpha", DEFAULTS["alpha"])
     if not _number(alpha) or not 0 < alpha < 1:
         errors.append(f"{field}.alpha: {alpha!r} must be a number between 0 and 1 (exclusive)")
@@ -80,6 +83,10 @@ def allocation_errors(value: Any, field: str = "allocation", scale: tuple[float,
     close = value.get("close_when_settled", DEFAULTS["close_when_settled"])
     if not isinstance(close, bool):
         errors.append(f"{field}.close_when_settled: {close!r} must be true or false")
+    every = value.get("refresh_every", DEFAULTS["refresh_every"])
+    if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= MAX_REFRESH_EVERY:
+        errors.append(f"{field}.refresh_every: {every!r} must be a whole number of judgments, 1 to "
+                      f"{MAX_REFRESH_EVERY}")
     target = value.get("target", DEFAULTS["target"])
     if target not in TARGETS:
         errors.append(f"{field}.target: {target!r} is not one of {', '.join(TARGETS)}")
@@ -93,6 +100,11 @@ def normalise_allocation(value: Any) -> dict[str, Any]:
     if not value or value.get("policy") == "uniform":
         return {}
     return {"policy": "adaptive", **{key: value.get(key, default) for key, default in DEFAULTS.items()}}
+
+
+def refresh_every(value: dict[str, Any]) -> int:
+    """An adaptive study's ``refresh_every`` (a study stored before the key existed: the default)."""
+    return int(value.get("refresh_every", DEFAULTS["refresh_every"]))
 
 
 def is_adaptive(value: Any) -> bool:

@@ -16,6 +16,8 @@ from django.core.exceptions import ValidationError
 from annotation.handout import services
 from annotation.models import Annotator, Assignment, AssignmentStatus, Judgment
 from evaluators.live_allocation import allocation_refresh, allocation_state, allocation_state_store
+from evaluators.stats.allocation import DEFAULT_REFRESH_EVERY, DEFAULT_WARMUP
+from studies.definition.allocation import DEFAULTS
 from studies.importing.study_file import StudyFileError, study_import
 from studies.lifecycle.invariants import study_copy
 from studies.models import Item, Study
@@ -66,13 +68,18 @@ def _run(study: Study, annotators: list[Annotator], rng: random.Random, *, round
 def test_study_file_stores_the_adaptive_options_with_their_defaults() -> None:
     study = study_import(data=_da_file("alloc-file", n_items=3, allocation={"policy": "adaptive", "alpha": 0.1}))
     assert study.allocation == {"policy": "adaptive", "alpha": 0.1, "min_effect": None, "warmup": 20,
-                                "target": "all", "close_when_settled": False}
+                                "target": "all", "close_when_settled": False, "refresh_every": 10}
     shorthand = study_import(data=_da_file("alloc-short", n_items=3, allocation="adaptive"))
     assert shorthand.allocation["policy"] == "adaptive" and shorthand.allocation["warmup"] == 20
     uniform = study_import(data=_da_file("alloc-uniform", n_items=3, allocation="uniform"))
     assert uniform.allocation == {}
     default = study_import(data=_da_file("alloc-default", n_items=3))
     assert default.allocation == {} and default.allocation_state == {}
+
+
+def test_the_live_defaults_are_the_replay_s() -> None:
+    # The replay models the live hand-out: the same warm-up and the same refresh_every unless told otherwise.
+    assert DEFAULTS["warmup"] == DEFAULT_WARMUP and DEFAULTS["refresh_every"] == DEFAULT_REFRESH_EVERY
 
 
 @pytest.mark.parametrize("value, named", [
@@ -84,7 +91,14 @@ def test_study_file_stores_the_adaptive_options_with_their_defaults() -> None:
     ({"policy": "adaptive", "close_when_settled": "yes"}, "settings.allocation.close_when_settled"),
     ({"policy": "adaptive", "budget": 3}, "settings.allocation: unknown key(s) ['budget']"),
     ({"alpha": 0.05}, "settings.allocation.policy"),
-    ({"policy": "uniform", "alpha": 0.05}, "settings.allocation: alpha, min_effect, warmup, target and close_when_settled apply"),
+    ({"policy": "adaptive", "refresh_every": 0}, "settings.allocation.refresh_every: 0 must be a whole number of "
+                                                 "judgments, 1 to 1000"),
+    ({"policy": "adaptive", "refresh_every": 1001}, "settings.allocation.refresh_every: 1001 must be"),
+    ({"policy": "adaptive", "refresh_every": 2.5}, "settings.allocation.refresh_every: 2.5 must be"),
+    ({"policy": "adaptive", "refresh_every": True}, "settings.allocation.refresh_every: True must be"),
+    ({"policy": "uniform", "refresh_every": 5}, "settings.allocation: alpha, min_effect, warmup, target, "
+                                                "close_when_settled and refresh_every apply"),
+    ({"policy": "uniform", "alpha": 0.05}, "settings.allocation: alpha, min_effect, warmup, target, close_when_settled and refresh_every apply"),
     (3, "settings.allocation: must be"),
 ])
 def test_study_file_refuses_a_bad_allocation_naming_the_field(value: Any, named: str) -> None:
@@ -213,7 +227,7 @@ def test_uniform_study_hands_out_every_item_to_its_redundancy() -> None:
 
 def test_excluded_annotators_judgments_leave_the_sequences() -> None:
     study = study_import(status="open", data=_da_file(
-        "alloc-excl", n_items=40, allocation={"policy": "adaptive", "warmup": 5}))
+        "alloc-excl", n_items=40, allocation={"policy": "adaptive", "warmup": 5, "refresh_every": 1}))
     annotators = services.annotators_create(study=study, count=2)
     rng = random.Random(3)
     for _ in range(6):
@@ -281,7 +295,7 @@ def test_a_refresh_that_read_fewer_judgments_never_replaces_a_newer_state() -> N
 
 def test_what_the_hand_out_reads_is_current_after_each_judgment() -> None:
     study = study_import(status="open", data=_da_file("alloc-lag", n_items=150, allocation={
-        "policy": "adaptive", "warmup": 5, "target": "top"}))
+        "policy": "adaptive", "warmup": 5, "target": "top", "refresh_every": 1}))
     annotator = services.annotators_create(study=study)[0]
     rng = random.Random(9)
     writes = stored = 0
@@ -297,6 +311,40 @@ def test_what_the_hand_out_reads_is_current_after_each_judgment() -> None:
     # Written when the hand-out's view changed (the first judgment, the warm-up's end, decisions), not every time.
     assert 3 <= writes < stored < 150 and kept["settled"]
     assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == stored
+
+
+@pytest.mark.parametrize("every", [4, 10])
+def test_the_state_is_refreshed_at_every_k_th_judgment_and_reads_every_judgment(every: int) -> None:
+    # refresh_every K: the hook looks at the judgments when the new judgment's id is K or more above the stored
+    # watermark (here, one study alone, its judgments have consecutive ids: at judgments 1, K + 1, 2K + 1, …), and
+    # then reads every judgment since: the state equals the full recomputation's there; in between nothing
+    # is written (the hand-out reads the state of the last refresh).
+    study = study_import(status="open", data=_da_file("alloc-every", n_items=150, allocation={
+        "policy": "adaptive", "warmup": 5, "target": "top", "refresh_every": every}))
+    annotators = services.annotators_create(study=study, count=2)
+    rng = random.Random(9)
+    refreshed_at = []
+    stored = 0
+    before = Study.objects.get(pk=study.pk).allocation_state
+    while (assignment := services.assignment_next(annotator=Annotator.objects.select_related("study").get(
+            pk=annotators[stored % 2].pk))) is not None:
+        judgment, _ = services.judgment_submit(assignment=assignment, payload=_answer(assignment, rng))
+        stored += 1
+        kept = Study.objects.get(pk=study.pk).allocation_state
+        due = not before or judgment.pk - before["watermark"] >= every
+        if due:
+            refreshed_at.append(stored)
+            full = allocation_state(Study.objects.get(pk=study.pk))
+            assert kept["watermark"] == judgment.pk and kept["judgments"] == stored  # none skipped
+            assert kept == full, stored
+        else:
+            assert kept == before, stored  # not refreshed before the K-th judgment
+        before = kept
+    assert refreshed_at == list(range(1, stored + 1, every))
+    # Settled, seen at a refresh: the hand-out stopped there, up to K − 1 judgments after the sequences decided.
+    assert kept["settled"] and stored < 150
+    assert allocation_refresh(Study.objects.get(pk=study.pk))["judgments"] == stored
+    _invariants(study)
 
 
 def _mqm_answer(assignment: Assignment, rng: random.Random) -> dict[str, Any]:

@@ -126,6 +126,24 @@ def test_allocation_replay_compares_uniform_and_adaptive(tmp_path: Path) -> None
     assert "runs with a false decision" in out.getvalue()
 
 
+def test_allocation_replay_looks_every_refresh_every_judgments(tmp_path: Path) -> None:
+    # The live default (10) unless given; K = 1 looks after each judgment and never needs more judgments than K = 10
+    # (the stale view only adds judgments of systems already decided).
+    path = allocation_csv(tmp_path / "scores.csv")
+    args = (str(path), "--format", "scores", "--allocation", "adaptive", "--seeds", "3", "--score-range", "0,100",
+            "--warmup", "10")
+    default, each = run(*args), run(*args, "--refresh-every", "1")
+    assert default["refresh_every"] == 10 and each["refresh_every"] == 1
+    assert each["policies"]["adaptive"]["judgments_to_reference"]["mean"] \
+        <= default["policies"]["adaptive"]["judgments_to_reference"]["mean"] \
+        <= default["policies"]["uniform"]["judgments_to_reference"]["mean"]
+    out = io.StringIO()
+    call_command("replay", *args, "--refresh-every", "5", stdout=out)
+    assert "looks at its sequences once every 5 judgments" in out.getvalue()
+    with pytest.raises(CommandError, match="--refresh-every: at least 1 judgment"):
+        run(*args, "--refresh-every", "0")
+
+
 def test_allocation_needs_a_score_range_the_scores_respect(tmp_path: Path) -> None:
     path = allocation_csv(tmp_path / "scores.csv")
     with pytest.raises(CommandError, match="--score-range LOW,HIGH: required"):

@@ -27,7 +27,7 @@ def test_admin_stores_adaptive_with_its_defaults(staff):
     assert response.status_code == 302
     study.refresh_from_db()
     assert study.allocation == {"policy": "adaptive", "alpha": 0.05, "min_effect": None, "warmup": 20,
-                                "target": "all", "close_when_settled": False}
+                                "target": "all", "close_when_settled": False, "refresh_every": 10}
     response = _post(staff, study, json.dumps({"policy": "adaptive", "warmup": 5, "target": "top"}))
     assert response.status_code == 302
     study.refresh_from_db()

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluators.stats.allocation import DEFAULT_WARMUP, POLICIES, TARGETS, replay_allocation, summarise
+from evaluators.stats.allocation import (
+    DEFAULT_REFRESH_EVERY, DEFAULT_WARMUP, POLICIES, TARGETS, replay_allocation, summarise,
+)
 from evaluators.stats.replay import DEFAULT_BUDGETS, PERMUTATIONS, CompleteData, MethodReplay, Replayer, replay_method
 from annotation.importing.base import JudgmentImportError
 from annotation.importing.judgments import parse_export
@@ -111,6 +113,10 @@ class Command(BaseCommand):
                                  "systems not yet decided worse than another, i.e. the top cluster).")
         parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, metavar="N",
                             help=f"--allocation adaptive: items judged by every system first (default {DEFAULT_WARMUP}).")
+        parser.add_argument("--refresh-every", type=int, default=DEFAULT_REFRESH_EVERY, metavar="K",
+                            help="--allocation adaptive: the policy looks at its confidence sequences after every "
+                                 f"K-th judgment, as a live study's hand-out does (its allocation.refresh_every; "
+                                 f"default {DEFAULT_REFRESH_EVERY}; 1: after each).")
         parser.add_argument("--score-range", metavar="LOW,HIGH",
                             help="--allocation: the bounds every human score lies in, known before the study "
                                  "(default for mqm-tsv -25,0; required for scores/mtme, e.g. 0,100).")
@@ -190,16 +196,20 @@ class Command(BaseCommand):
             raise _fail(f"--alpha/--min-effect/--score-range: {exc}") from None
         if opts["warmup"] < 0:
             raise _fail("--warmup: at least 0 items")
+        if opts["refresh_every"] < 1:
+            raise _fail("--refresh-every: at least 1 judgment")
         policies = ("uniform", "adaptive") if opts["allocation"] == "adaptive" else ("uniform",)
         replay = replay_allocation(data.human, config, policies=policies, seeds=opts["seeds"],
-                                   warmup=opts["warmup"], null=opts["null"], target=opts["target"])
+                                   warmup=opts["warmup"], null=opts["null"], target=opts["target"],
+                                   refresh_every=opts["refresh_every"])
         if opts["null"]:
             notes.append("null: system labels shuffled within each item, anew for each seed; any 'better' "
                          "decision is false")
         report = {"file": str(opts["file"]), "format": opts["format"], "systems": len(data.systems),
                   "items": len(data.items), "dropped_items": len(data.dropped_items), "allocation": opts["allocation"],
                   "alpha": config.alpha, "min_effect": config.min_effect, "score_range": [low, high],
-                  "warmup": opts["warmup"], "target": opts["target"], "pairs": len(replay.pairs), "notes": notes,
+                  "warmup": opts["warmup"], "refresh_every": opts["refresh_every"], "target": opts["target"],
+                  "pairs": len(replay.pairs), "notes": notes,
                   **summarise(replay, data.systems)}
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2))
@@ -229,6 +239,11 @@ class Command(BaseCommand):
         out(f"{report['systems']} systems × {report['items']} items, {report['pairs']} pairs; "
             f"family-wise α {report['alpha']:g}{delta}; scores in [{report['score_range'][0]:g}, "
             f"{report['score_range'][1]:g}]; {report['seeds']} seeds")
+        if report["allocation"] == "adaptive":
+            every = report["refresh_every"]
+            out(f"  adaptive: warm-up {report['warmup']} items; the policy looks at its sequences "
+                + (f"once every {every} judgments (the live hand-out's refresh_every)" if every > 1
+                   else "after each judgment"))
         for note in report["notes"]:
             out(f"  {note}")
         if not report["null"]:

@@ -76,7 +76,7 @@ def test_adaptive_never_needs_more_judgments_than_uniform(target: str, preferenc
 def test_adaptive_skips_exactly_the_systems_without_an_open_target_pair() -> None:
     rng = np.random.default_rng(12)
     human = scores(rng, [90, 50, 51, 52], 300)
-    policy = AdaptivePolicy(4, 300, CONFIG, seed=2, warmup=5)
+    policy = AdaptivePolicy(4, 300, CONFIG, seed=2, warmup=5, refresh_every=1)
     while (request := policy.next_request()) is not None:
         if policy.progress.min() >= 5:
             pos = int(policy.position[request.item])
@@ -88,6 +88,66 @@ def test_adaptive_skips_exactly_the_systems_without_an_open_target_pair() -> Non
         if policy.settled:
             break
     assert policy.progress[0] < 300 and policy.progress[1:].min() == 300
+
+
+@pytest.mark.parametrize("every", [3, 10])
+def test_with_refresh_every_k_the_policy_follows_the_view_of_its_last_refresh(every: int) -> None:
+    # The view (the systems let through, settled) is looked at after requests 1, K + 1, 2K + 1, … (refresh_due
+    # with ids 1, 2, …, as a live study alone on its server) and followed in between: a system eliminated in
+    # between is still asked for until the next refresh, never after it; the policy stops at the first
+    # refresh that sees it settled.
+    rng = np.random.default_rng(12)
+    human = scores(rng, [90, 50, 51, 52], 300)
+    policy = AdaptivePolicy(4, 300, CONFIG, seed=2, warmup=5, refresh_every=every)
+    stale = np.zeros(4, dtype=int)
+    while (request := policy.next_request()) is not None:
+        pos = int(policy.position[request.item])
+        view_at_refresh = policy.view.copy()
+        assert set(request.systems) == {int(s) for s in np.flatnonzero(view_at_refresh & (policy.progress == pos))}
+        if policy.progress.min() >= 5:
+            # The view holds every system of an open pair now (decisions are sticky), maybe more.
+            assert not (policy.active() & ~view_at_refresh).any()
+            stale += view_at_refresh & ~policy.active()
+        policy.observe(request, [float(human[s, request.item]) for s in request.systems])
+        if policy.stopped:
+            break
+    assert policy.refreshes == list(range(1, policy.requests + 1, every))
+    # System 0 may be asked for after its pairs were decided, until the next refresh sees it: K − 1 requests at most.
+    assert stale.max() <= every - 1 and stale[1:].sum() == 0
+    if every == 10:
+        assert stale[0] > 0
+    assert policy.progress[0] < 300 and policy.progress[1:].min() == 300
+
+
+@pytest.mark.parametrize("every", [1, 5, 25])
+@pytest.mark.parametrize("target", ["all", "top"])
+def test_stale_views_still_never_need_more_judgments_than_uniform(every: int, target: str) -> None:
+    rng = np.random.default_rng(11)
+    human = scores(rng, [70, 69, 60, 55, 40], 240)
+    replay = replay_allocation(human, CONFIG, policies=("uniform", "adaptive"), seeds=6, warmup=10, target=target,
+                               refresh_every=every)
+    for uni, ada in zip(replay.runs["uniform"], replay.runs["adaptive"], strict=True):
+        assert uni.judgments_to_reference is not None and ada.judgments_to_reference is not None
+        assert ada.judgments_to_reference <= uni.judgments_to_reference
+        assert ada.contradictions == 0
+        assert ada.judgments_total <= uni.judgments_total
+
+
+def test_a_settled_policy_stops_at_the_refresh_that_sees_it() -> None:
+    # Target top, one system far ahead: settled early; with K = 1 the policy stops at once, with K it asks for
+    # up to K − 1 more items (exactly the requests until the next refresh), and its decisions are the same.
+    rng = np.random.default_rng(6)
+    human = scores(rng, [95, 40, 42, 41], 300)
+    runs = {}
+    for every in (1, 7):
+        policy = AdaptivePolicy(4, 300, CONFIG, seed=1, target="top", warmup=5, refresh_every=every)
+        runs[every] = (run_policy(policy, human), policy)
+    (once, p1), (seven, p7) = runs[1], runs[7]
+    assert once.settled and seven.settled and p1.requests < 300
+    assert np.array_equal(once.decisions, seven.decisions)
+    # The K = 1 run stopped at the request that settled it; the K = 7 one at the next refresh after that one.
+    assert p7.requests == next(r for r in p7.refreshes if r >= p1.requests)
+    assert p1.requests <= p7.requests <= p1.requests + 6
 
 
 def test_judgments_must_follow_the_order() -> None:
