@@ -21,6 +21,7 @@ from studies import selectors as study_selectors
 from annotation.exporting.judgments import FORMATS, export_lines
 from studies.forms import InviteForm, StudyImportForm, decode_upload, load_study_texts
 from studies.controls.blinding import BlindingReport, parsed_study_lint
+from studies.definition.allocation import refresh_every
 from studies.importing.study_file import ParsedStudy, StudyFileError, parse_study, study_create
 from studies.lifecycle.invariants import LOCKED_FIELDS, study_has_judgments, typography_lock_reason, typography_normalise
 from studies.lifecycle.stages import CLOSED_WHEN_SETTLED, NEXT_STATUSES, study_status_set
@@ -77,6 +78,8 @@ def study_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "study": study, "progress": progress.study_progress(study), "rows": _annotator_rows(request, study),
         "allocation": allocation,
         "closed_when_settled": (study.provenance or {}).get(CLOSED_WHEN_SETTLED) if allocation else None,
+        "refresh_every": refresh_every(study.allocation) if allocation else None,
+        "refresh_every_default": bool(allocation) and "refresh_every" not in study.allocation,
         "activity": progress.study_activity(studies=[listed])[study.pk],
         "prolific_url": prolific_url(slug=study.slug, base_url=request.build_absolute_uri("/")),
         "invite_form": InviteForm(), "quality_url": reverse("studies:quality", args=[study.slug]),

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from annotation.handout import services
 from annotation.models import Annotator
+from studies.models import Study
 from studies.importing.study_file import study_import
 from tests.annotation.test_adaptive_allocation import _answer, _da_file, _run
 from tests.factories import make_study, owned
@@ -157,6 +158,15 @@ def test_study_page_reports_adaptive_allocation_settled_with_its_pairs(staff):
         "policy": "adaptive", "warmup": 5, "target": "top"})))
     page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
     assert "Adaptive allocation" in page and "Warm-up: 0 of 5" in page and "data-testid=\"allocation-settled\"" not in page
+    assert "re-decides every 10 judgments (<code>refresh_every</code>), so it may follow a state up to 9" in page
+    # a study stored before the setting existed: the page says the default is used
+    Study.objects.filter(pk=study.pk).update(allocation={k: v for k, v in study.allocation.items() if k != "refresh_every"})
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "every 10 judgments (<code>refresh_every</code>, the default: the study does not set it)" in page
+    Study.objects.filter(pk=study.pk).update(allocation={**study.allocation, "refresh_every": 1})
+    page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    assert "The hand-out re-decides after every judgment;" in page
+    Study.objects.filter(pk=study.pk).update(allocation=study.allocation)
     _run(study, services.annotators_create(study=study, count=3), random.Random(4))
     page = staff.get(reverse("studies:detail", args=[study.slug])).content.decode()
     assert 'data-testid="allocation-settled">Settled' in page
