@@ -140,41 +140,41 @@ def _judgment_rows(study: Study, *, history: bool, columns: tuple[str, ...], as_
     else:
         pick = operator.itemgetter(*(COLUMNS.index(c) for c in columns))
     system_of = {pk: system for cands in candidates.values() for pk, system, _, _ in cands}
+    candidate_pks = {item_id: [c[0] for c in cands] for item_id, cands in candidates.items()}
     suggested = study_suggestions(study)
     protocol = study.protocol
     for (public_id, revision, is_current, answer, started, submitted, duration,
          item_id, annotator_id, order, client_duration) in rows.iterator(chunk_size=2000):
         ext, doc, phenomenon, item_spam = items[item_id]
         code, excluded, pilot = annotators[annotator_id]
-        screen = {pk: k for k, pk in enumerate(order or [], start=1)}
+        screen = {pk: k for k, pk in enumerate(order, start=1)} if order else {}
         prefill = answer.get("prefill") if suggested else None
+        assisted = prefill.get("assisted") if isinstance(prefill, dict) else None
+        control = controls.get(item_id)
         cands = candidates.get(item_id, [])
-        for (pk, system, is_ref, cand_spam), cells in zip(cands, answer_cells(answer, [c[0] for c in cands],
-                                                                              system_of)):
+        for (pk, system, is_ref, cand_spam), (rank, choice, label, chosen, score, spans) in zip(
+                cands, _answer_values(answer, candidate_pks.get(item_id, []), system_of)):
             if as_dict:  # a dict literal: dict(zip(COLUMNS, the tuple below)) costs ~10% more on a release
                 yield {
                     "study": study.slug, "item": ext, "document": doc, "annotator": code, "system": system,
-                    "is_reference": is_ref, "is_spam": item_spam, "rank": cells["rank"],
-                    "choice": cells["choice"], "label": cells["label"], "screen_position": screen.get(pk),
+                    "is_reference": is_ref, "is_spam": item_spam, "rank": rank,
+                    "choice": choice, "label": label, "screen_position": screen.get(pk),
                     "started_at": started, "submitted_at": submitted, "duration_ms": duration,
                     "is_spam_candidate": cand_spam, "judgment": public_id, "revision": revision,
                     "is_current": is_current, "phenomenon": phenomenon, "protocol": protocol,
-                    "chosen": cells["chosen"], "excluded": excluded, "pilot": pilot,
-                    "client_duration_ms": client_duration, "score": cells["score"], "spans": cells["spans"],
-                    "control_error": controls.get(item_id),
-                    "assisted": prefill.get("assisted") if isinstance(prefill, dict) else None,
-                    "suggestions": (json.dumps(candidate_suggestions(answer, suggested.get(pk, [])),
-                                               ensure_ascii=False, separators=(",", ":")) if suggested else None),
+                    "chosen": chosen, "excluded": excluded, "pilot": pilot,
+                    "client_duration_ms": client_duration, "score": score, "spans": spans,
+                    "control_error": control, "assisted": assisted,
+                    "suggestions": (_json(candidate_suggestions(answer, suggested.get(pk, [])))
+                                    if suggested else None),
                 }
                 continue
             yield pick((  # in COLUMNS order
-                study.slug, ext, doc, code, system, is_ref, item_spam, cells["rank"], cells["choice"], cells["label"],
+                study.slug, ext, doc, code, system, is_ref, item_spam, rank, choice, label,
                 screen.get(pk), started, submitted, duration,
-                cand_spam, public_id, revision, is_current, phenomenon, protocol, cells["chosen"], excluded, pilot,
-                client_duration, cells["score"], cells["spans"], controls.get(item_id),
-                prefill.get("assisted") if isinstance(prefill, dict) else None,
-                (json.dumps(candidate_suggestions(answer, suggested.get(pk, [])), ensure_ascii=False,
-                            separators=(",", ":")) if suggested else None),
+                cand_spam, public_id, revision, is_current, phenomenon, protocol, chosen, excluded, pilot,
+                client_duration, score, spans, control, assisted,
+                _json(candidate_suggestions(answer, suggested.get(pk, []))) if suggested else None,
             ))
 
 
@@ -185,6 +185,16 @@ def answer_cells(answer: dict[str, Any], candidates: list[int], system_of: dict[
     Shared by the export and by whatever else turns a stored answer into export rows (an LLM judge's answers,
     evaluators/judges/), so both read an answer the same way.
     """
+    return [dict(zip(ANSWER_COLUMNS, values)) for values in _answer_values(answer, candidates, system_of)]
+
+
+#: The keys of :func:`answer_cells`' dicts, in order: the values of :func:`_answer_values`' tuples.
+ANSWER_COLUMNS = ("rank", "choice", "label", "chosen", "score", "spans")
+
+
+def _answer_values(answer: dict[str, Any], candidates: list[int],
+                   system_of: dict[int, str]) -> list[tuple[Any, Any, Any, Any, Any, Any]]:
+    """:func:`answer_cells` as tuples of :data:`ANSWER_COLUMNS` (the export reads them without a dict a row)."""
     ranks = answer.get("ranks") or {}
     choice = answer.get("choice")
     chosen_pk = choice.get("candidate") if isinstance(choice, dict) else None
@@ -197,21 +207,31 @@ def answer_cells(answer: dict[str, Any], candidates: list[int], system_of: dict[
     labels = answer.get("labels")
     label = "+".join(labels) if labels else None
     annotations = answer.get("annotations") or {}
-    return [{"rank": ranks.get(str(pk)), "choice": choice_value, "label": label,
-             "chosen": (chosen_pk == pk) if choice is not None else None,
-             **_span_cells(annotations.get(str(pk)))} for pk in candidates]
+    values = []
+    for pk in candidates:
+        key = str(pk)
+        entry = annotations.get(key)
+        values.append((ranks.get(key), choice_value, label, (chosen_pk == pk) if choice is not None else None,
+                       entry.get("score") if entry is not None else None, _spans_cell(entry)))
+    return values
 
 
-def _span_cells(entry: dict[str, Any] | None) -> dict[str, Any]:
-    """MQM/ESA: the candidate's score (ESA/DA) and its spans as JSON text (a list; "[]" = no error marked)."""
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building an encoder per call.
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _spans_cell(entry: dict[str, Any] | None) -> str | None:
+    """MQM/ESA: the candidate's spans as JSON text (a list; "[]" = no error marked); None without an entry or spans."""
     if entry is None:
-        return {"score": None, "spans": None}
+        return None
     spans = entry.get("spans")
-    if spans is not None:  # one key order on every backend (PostgreSQL's jsonb stores keys in its own order)
-        spans = [{**{k: span[k] for k in SPAN_KEY_ORDER if k in span},
-                  **{k: v for k, v in span.items() if k not in SPAN_KEY_ORDER}} for span in spans]
-    return {"score": entry.get("score"),
-            "spans": json.dumps(spans, ensure_ascii=False, separators=(",", ":")) if spans is not None else None}
+    if spans is None:
+        return None
+    if spans == []:  # no error marked (most candidates)
+        return "[]"
+    # one key order on every backend (PostgreSQL's jsonb stores keys in its own order)
+    return _json([{**{k: span[k] for k in SPAN_KEY_ORDER if k in span},
+                   **{k: v for k, v in span.items() if k not in SPAN_KEY_ORDER}} for span in spans])
 
 
 #: The order of a span's keys in the ``spans`` column.

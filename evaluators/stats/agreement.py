@@ -55,8 +55,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from irrCAC.raw import CAC
-from scipy import stats
 
 from evaluators.stats.coding import WEIGHT_SCHEMES, Coded, code_long, weight_matrix
 from evaluators.stats.coefficients import (
@@ -129,6 +127,8 @@ def _coef(
     if se <= _SE_ZERO:
         se = 0.0
     out["se"] = se
+    from scipy import stats  # here, not at import: a report with no coefficient to infer on does without SciPy's stats
+
     tq = float(stats.t.ppf(1 - (1 - _CONFIDENCE) / 2, n - 1))
     # clip to [lower, 1] as R caps at 1; a (small-sample) estimate below the
     # lower bound, e.g. Fleiss' kappa < -1, keeps an interval that contains it
@@ -153,6 +153,8 @@ def _undefined(note: str) -> dict:
 # --------------------------------------------------------------------------
 def _run_irrcac(frame: pd.DataFrame, categories: list, weights: str, method: str) -> tuple[float | None, float | None, float | None, str | None]:
     """One irrCAC coefficient, unrounded: (value, se, pe, error note)."""
+    from irrCAC.raw import CAC  # here, not at import: irrCAC.raw loads scipy.stats (and scipy.spatial)
+
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evaluators.stats.common import finite_or_none, percentile_levels
 
@@ -67,6 +66,8 @@ def _align(x: Scores, y: Scores) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def _corr(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
+    from scipy import stats  # here, not at import: scipy.stats is heavy (it loads scipy.spatial)
+
     if method == "pearson":
         r = stats.pearsonr(x, y)
     elif method == "spearman":
@@ -170,6 +171,8 @@ def correlation(
         if n < 4:
             out["note"] = "Fisher-z CI needs at least 4 systems"
             return out
+        from scipy import stats
+
         zq = stats.norm.ppf((1 + confidence) / 2)
         with np.errstate(divide="ignore"):
             z = np.arctanh(np.clip(r, -1.0, 1.0))
@@ -217,6 +220,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> dict[str, Any]:
         return out
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(denom)
     out["t"] = float(t)
+    from scipy import stats
+
     out["p_value"] = float(stats.t.sf(t, n - 3))
     out["p_value_two_sided"] = float(min(1.0, 2 * stats.t.sf(abs(t), n - 3)))
     return out
@@ -352,6 +357,8 @@ def paired_t_test(
         out["note"] = "all differences are equal: t undefined"
         out["ci_low"] = out["ci_high"] = out["mean_diff"]
         return out
+    from scipy import stats
+
     res = stats.ttest_rel(a, b)
     half = stats.t.ppf((1 + confidence) / 2, n - 1) * sd / math.sqrt(n)
     out.update({"t": finite_or_none(res.statistic), "p_value": finite_or_none(res.pvalue),

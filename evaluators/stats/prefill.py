@@ -27,7 +27,6 @@ import math
 from typing import Any
 
 import pandas as pd
-from scipy import stats as sps
 
 Z95 = 1.959963984540054
 
@@ -92,6 +91,8 @@ def score_difference(ratings: pd.DataFrame) -> dict[str, Any]:
     (bool), ``score`` (float; higher is better).
     """
     ratings = ratings.dropna(subset=["score"])
+    from scipy import stats as sps  # here, not at import: scipy.stats is heavy (it loads scipy.spatial)
+
     flag = ratings["assisted"].astype(bool)
     a, u = ratings[flag], ratings[~flag]
     base: dict[str, Any] = {"mean_assisted": float(a["score"].mean()) if len(a) else None,

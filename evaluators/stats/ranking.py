@@ -41,7 +41,6 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy import stats
 
 from evaluators.stats.common import finite_or_none, percentile_levels
 
@@ -508,6 +507,8 @@ def sign_test(wins_a: int, wins_b: int) -> dict[str, Any]:
     n = wins_a + wins_b
     if n == 0:
         return {"wins_a": wins_a, "wins_b": wins_b, "n": 0, "p_value": None, "note": "no decisive comparison"}
+    from scipy import stats  # here, not at import: scipy.stats is heavy (it loads scipy.spatial)
+
     p = float(stats.binomtest(wins_a, n, 0.5, alternative="two-sided").pvalue)
     return {"wins_a": wins_a, "wins_b": wins_b, "n": n, "p_value": min(1.0, p), "note": None}
 

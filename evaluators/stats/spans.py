@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evaluators.stats.agreement import agreement
 
@@ -315,6 +314,8 @@ def score_agreement(
         elif np.ptp(x) == 0 or np.ptp(y) == 0:
             res["note"] = "a rater gave the same score to every shared unit: correlation undefined"
         else:
+            from scipy import stats  # here, not at import: scipy.stats is heavy (it loads scipy.spatial)
+
             t = stats.kendalltau(x, y, variant="b")
             r = stats.pearsonr(x, y)
             res.update(kendall_tau=float(t.statistic), kendall_p=float(t.pvalue), pearson=float(r.statistic), pearson_p=float(r.pvalue))

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from scipy.stats import mannwhitneyu
 
-from evaluators.stats.wmt_ranking import wmt_ranking, z_scores
+from evaluators.stats.wmt_ranking import _greater_asymptotic, wmt_ranking, z_scores
 
 
 def frame(rows):
@@ -86,9 +86,9 @@ def test_command_text_json_and_errors(tmp_path):
 
 
 def test_head_to_head_p_values_equal_one_mannwhitneyu_call_per_pair():
-    """The pairs go to SciPy in batches (same length > 8); every p-value is the one of its own call: ties, pairs
-    of other lengths (systems missing segments), short pairs (SciPy's exact test) and a pair with no shared
-    segment (p = 1)."""
+    """Every p-value is the one of its own SciPy call: pairs longer than 8 (computed without SciPy's stats, ties
+    included), pairs of other lengths (systems missing segments), short pairs (SciPy's exact test) and a pair with
+    no shared segment (p = 1)."""
     rng = np.random.default_rng(7)
     rows = []
     spread = {"A": range(30), "B": range(30), "C": range(30), "D": range(20, 36), "E": range(25, 31),
@@ -108,4 +108,36 @@ def test_head_to_head_p_values_equal_one_mannwhitneyu_call_per_pair():
         expected = 1.0 if not shared else float(mannwhitneyu(a.loc[shared].to_numpy(), b.loc[shared].to_numpy(),
                                                              alternative="greater").pvalue)
         assert pair["p_value"] == expected and pair["n_segments"] == len(shared)
-    assert lengths == {0, 5, 6, 10, 30}  # no shared segment, two short pairs, two batches
+    assert lengths == {0, 5, 6, 10, 30}  # no shared segment, two short pairs, two longer lengths
+
+
+@pytest.mark.parametrize("kind", ["normal", "few values", "quarters", "constant", "negative"])
+def test_the_asymptotic_test_equals_scipys_mannwhitneyu_to_the_bit(kind):
+    """_greater_asymptotic is SciPy's one-sided asymptotic Mann-Whitney U (samples longer than 8, finite), ==."""
+    rng = np.random.default_rng(len(kind))
+    for _ in range(150):
+        n = int(rng.integers(9, 400))
+        if kind == "normal":
+            a, b = rng.normal(size=n), rng.normal(0.1, 1, size=n)
+        elif kind == "few values":  # many ties
+            a, b = rng.integers(0, 4, n).astype(float), rng.integers(0, 5, n).astype(float)
+        elif kind == "quarters":  # MQM-like scores
+            a, b = np.round(rng.exponential(size=n) * 4) / 4, np.round(rng.exponential(1.3, size=n) * 4) / 4
+        elif kind == "constant":  # every value tied: s = 0, z = -inf, p = 1
+            a, b = np.full(n, 2.5), np.full(n, 2.5)
+        else:
+            a, b = -np.round(rng.gamma(1.0, 3, n)), -np.round(rng.gamma(1.2, 3, n))
+        expected = float(mannwhitneyu(a, b, alternative="greater").pvalue)
+        assert _greater_asymptotic(a, b) == expected
+        assert _greater_asymptotic(b, a) == float(mannwhitneyu(b, a, alternative="greater").pvalue)
+
+
+def test_a_pair_with_an_infinite_mean_goes_to_scipy():
+    """A sample holding an infinity is tested by SciPy itself (whose asymptotic p-value can then be NaN)."""
+    rows = [(a, s, f"{g:02d}", float("inf") if (s, g) == ("A", 3) else float((g * (k + 2)) % 5))
+            for k, s in enumerate("AB") for g in range(12) for a in ("x", "y")]
+    (pair,) = wmt_ranking(frame(rows)).head_to_head
+    means = frame(rows).groupby(["system", "segment"])["score"].mean()
+    expected = float(mannwhitneyu(means.loc[pair["better"]].to_numpy(), means.loc[pair["worse"]].to_numpy(),
+                                  alternative="greater").pvalue)
+    assert pair["p_value"] == expected or (np.isnan(expected) and np.isnan(pair["p_value"]))
