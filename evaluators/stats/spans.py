@@ -304,11 +304,16 @@ def score_agreement(
     wide = df.pivot(index="unit", columns="rater", values="score")
     raters = sorted(wide.columns, key=str)
     pairs: list[dict[str, Any]] = []
+    # the units both scored, in the pivot's order, by a mask on one array (pandas' dropna on the pair's two
+    # columns gave the same values, at ~2 ms a pair: 36 pairs for 9 raters)
+    values = wide.to_numpy(dtype=float)
+    scored = ~np.isnan(values)
+    column = {c: k for k, c in enumerate(wide.columns)}
     for a, b in itertools.combinations(raters, 2):
-        both = wide[[a, b]].dropna()
-        n = len(both)
+        both = scored[:, column[a]] & scored[:, column[b]]
+        n = int(both.sum())
         res: dict[str, Any] = {"rater_a": a, "rater_b": b, "n": n, "kendall_tau": None, "kendall_p": None, "pearson": None, "pearson_p": None, "note": None}
-        x, y = both[a].to_numpy(float), both[b].to_numpy(float)
+        x, y = values[both, column[a]], values[both, column[b]]
         if n < 3:
             res["note"] = "fewer than 3 units scored by both"
         elif np.ptp(x) == 0 or np.ptp(y) == 0:
@@ -477,11 +482,12 @@ def unitized_alpha_pairs(
     """
     df = _prepare(spans, unit, rater, start, end, None, extra=(category,))
     judged = _by_rater(df)
-    order = list(unit_lengths)
+    place = {u: k for k, u in enumerate(unit_lengths)}  # the units' order
     raters = sorted(judged, key=str)
     out: list[dict[str, Any]] = []
     for a, b in itertools.combinations(raters, 2):
-        units = [u for u in order if u in judged[a] and u in judged[b]]
+        # the units both judged, in unit_lengths order (a walk over every unit per pair cost ~6 ms on a release)
+        units = sorted((u for u in judged[a] if u in judged[b] and u in place), key=place.__getitem__)
         offset: dict[Hashable, int] = {}
         pos = 0
         for u in units:
