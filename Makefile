@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: axe demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench cluster hotpath lint lint-imports typecheck clean
+.PHONY: axe spansbench demo test test-sqlite test-postgres test-browser browser messages makemessages bench loadtest crowdbench cluster hotpath lint lint-imports typecheck clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -111,6 +111,10 @@ crowdbench: $(VENV)/.installed-dev .secret_key
 cluster: $(VENV)/.installed-dev .secret_key
 	$(PY) bench/cluster.py --annotators $(if $(call given,N),$(N),300) $(if $(call given,DURATION),--duration $(DURATION),) \
 	  $(CLUSTER_ARGS)
+
+# Main-thread long tasks and slowest event handler while marking spans in a long document (figures, not a test)
+spansbench: $(VENV)/.installed-dev .secret_key browser messages
+	$(PY) -m pytest bench/spans_page.py -p tests.browser.conftest -q -s
 
 # CPU and statements per judgment, one client at a time, in process (docs/load.md)
 hotpath: $(VENV)/.installed-dev .secret_key

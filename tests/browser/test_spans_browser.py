@@ -1,5 +1,5 @@
 """The MQM / ESA / DA item page in headless Chromium: marking by mouse and by keyboard, RTL, the slider,
-the nudge, axe-core, and no long main-thread task while selecting. Screenshots go to screenshots/spans-*.png."""
+the nudge, axe-core, and a mark redrawing its own candidate only (timings: make spansbench). Screenshots go to screenshots/spans-*.png."""
 from __future__ import annotations
 
 from typing import Any
@@ -261,16 +261,21 @@ def test_span_pages_are_axe_clean(live_server, chromium_browser, protocol):
     assert problems == []
 
 
-LONG_TASKS = """() => { window.__longTasks = []; window.__events = [];
-  new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
-    .observe({type: 'longtask'});
-  new PerformanceObserver(list => { for (const e of list.getEntries())
-      window.__events.push(e.processingEnd - e.processingStart); })
-    .observe({type: 'event', durationThreshold: 16}); }"""
+#: Every change to a translation's or source's text (marks drawn, words wrapped), by the candidate it is in.
+TEXT_CHANGES = """() => { window.__textChanges = [];
+  new MutationObserver(list => { for (const m of list) {
+      const el = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+      if (!el || !el.closest('[data-col]')) continue;
+      const card = el.closest('[data-cand]');
+      window.__textChanges.push(card ? card.querySelector('[data-col]').id.split('-')[1] : '?'); } })
+    .observe(document.body, {childList: true, characterData: true, subtree: true}); }"""
 
 
-def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_selecting(
+def test_selecting_in_a_document_redraws_only_the_candidate_being_marked(
         live_server, chromium_browser, screenshot_dir):
+    """What keeps selecting in a 10-segment, 5-candidate document free of long main-thread tasks: a mark redraws
+    its own candidate's text only, and extending a selection by keyboard changes no text at all (the shading is
+    CSS highlights). How long the tasks take is measured by ``make spansbench``, not here."""
     study = study_import(status="open", data=span_document_file(slug="perf-doc", protocol="mqm",
                                                                 candidates=5, segments=10))
     annotator = annotators_create(study=study)[0]
@@ -285,25 +290,26 @@ def test_document_of_ten_segments_and_five_candidates_has_no_long_task_while_sel
         page.locator("[data-span-cards][data-spans-ready]").wait_for()
         assert page.locator("#cand-E-text [data-seg]").count() == 10
         assert page.locator("#cand-E-source [data-seg]").count() == 10
-        page.evaluate(LONG_TASKS)
+        page.evaluate(TEXT_CHANGES)
         for letter in "ABCDE":  # mouse: a selection in each candidate, dragged over a few words
+            page.evaluate("window.__textChanges = []")
             drag_select(page, f"#cand-{letter}-text", 0, 12)
             page.locator("[data-span-panel]").wait_for(state="visible")
+            assert page.evaluate("window.__textChanges") == [], f"selecting in {letter} changed text"
             page.keyboard.type("pronoun")
             page.keyboard.press("Enter")
             page.keyboard.press("2")
+            page.locator(f"#cand-{letter}-text mark.sev-major").first.wait_for()
+            changed = set(page.evaluate("window.__textChanges"))
+            assert changed == {letter}, f"marking {letter} redrew the text of {sorted(changed)}"
+        page.evaluate("window.__textChanges = []")
         page.focus("#cand-C-text")  # keyboard: extend a selection over 40 characters, one key at a time
         for _ in range(40):
             page.keyboard.press("Shift+ArrowRight")
         page.keyboard.press("Escape")
-        page.wait_for_timeout(300)
-        long_tasks = page.evaluate("window.__longTasks")
-        assert long_tasks == [], f"main-thread tasks over 50 ms while selecting: {long_tasks}"
-        # Event Timing: the page's own handlers (input processing) of the slowest event taking 16 ms or more.
-        slowest = max(page.evaluate("window.__events"), default=0.0)
-        print(f"\nspans perf: long tasks {len(long_tasks)}, slowest event handler {slowest:.1f} ms")
-        assert slowest < 50
-        assert page.locator("#cand-E-text mark.sev-major").count() >= 1
+        page.wait_for_timeout(100)
+        assert page.evaluate("window.__textChanges") == []
+        assert page.locator("mark.sev-major").count() >= 5
         page.screenshot(path=str(screenshot_dir / "spans-mqm-document.png"), full_page=False)
     finally:
         context.close()
