@@ -8,7 +8,7 @@ Every operation of the schema gets a bounded number of generated requests in eac
 and invalid parameters and bodies), authenticated as the operation requires — the annotator's
 token on the annotation API, a staff token on the researcher API — with path parameters pointing
 at real objects three times in four. Then the stateful phase follows the schema's links (study
-list → agreement / compare / judgments; next → submit), bounded in steps and in wall-clock time.
+list → agreement / compare / judgments; next → submit), bounded in steps.
 
 Checks: every check schemathesis has (no 5xx; status code, content type, headers and body as
 documented; invalid data refused; valid data accepted; authentication not ignored; …), except
@@ -23,7 +23,6 @@ the ``spans`` block and the judgment body carries ``annotations``, both checked 
 """
 from __future__ import annotations
 
-import time
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -42,7 +41,6 @@ from tests.config.live_server import LiveServer
 EXAMPLES = 20
 STATEFUL_SCENARIOS = 12
 STATEFUL_STEPS = 4
-STATEFUL_BUDGET_S = 150.0
 REQUEST_TIMEOUT_S = 30
 
 # Valid under the schema but refused by what the schema cannot say (module docstring).
@@ -130,14 +128,12 @@ def _conforms(operations: list[Any], live: LiveServer, world: dict[str, Any], mo
         run()
 
 
-def test_stateful_phase_follows_the_links_within_its_time_budget(api_schema: Any, live: LiveServer) -> None:
+def test_stateful_phase_follows_the_links(api_schema: Any, live: LiveServer) -> None:
     base = api_schema.as_state_machine()
-    started = time.monotonic()
     calls: list[str] = []
 
     class Machine(base):  # type: ignore[misc, valid-type]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-            assert time.monotonic() - started < STATEFUL_BUDGET_S, "stateful phase over its time budget"
             calls.append(case.operation.path)
             return {"base_url": live.url, "headers": _headers(case.path, live.world), "timeout": REQUEST_TIMEOUT_S}
 
@@ -150,8 +146,6 @@ def test_stateful_phase_follows_the_links_within_its_time_budget(api_schema: Any
     run_state_machine_as_test(Machine, settings=settings(max_examples=STATEFUL_SCENARIOS, stateful_step_count=STATEFUL_STEPS,
                                                          deadline=None, database=None, derandomize=True,
                                                          suppress_health_check=list(HealthCheck)))
-    elapsed = time.monotonic() - started
-    assert elapsed < STATEFUL_BUDGET_S
     # The links were followed: a study from the list led to its endpoints, an assignment to its submission.
     assert "/api/v1/studies/{slug}/agreement" in calls or "/api/v1/studies/{slug}/judgments" in calls, calls
     assert "/api/v1/annotate/{assignment}/judgment" in calls, calls

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 from typing import cast
 
@@ -386,7 +385,8 @@ def test_python_types_only():
 
 
 # ------------------------------------------------------------- performance
-def test_performance_100k_items_4_raters():
+def test_100k_items_4_raters_counted_right():
+    """Scale, not speed (speed: ``make bench``, bench/run.py item 1)."""
     rng = np.random.default_rng(0)
     n = 100_000
     truth = rng.integers(1, 6, n)
@@ -394,10 +394,7 @@ def test_performance_100k_items_4_raters():
     d[rng.random((n, 4)) < 0.1] = np.nan
     long = melt(pd.DataFrame(d, columns=["w", "x", "y", "z"]))
     long["label"] = long["label"].map({1.0: "bad", 2.0: "poor", 3.0: "fair", 4.0: "good", 5.0: "great"})
-    t0 = time.perf_counter()
     res = agreement(long)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 30, elapsed
     assert res["n_items"] == int((~np.isnan(d)).any(axis=1).sum()) and res["n_raters"] == 4
     assert res["n_ratings"] == int((~np.isnan(d)).sum())
     assert 0.4 < res["coefficients"]["gwet_ac1"]["value"] < 0.6
