@@ -357,10 +357,10 @@ def _claim(study: Study, annotator: Annotator, item_id: int, seen: int, *, seque
            order_step: int, checks_owed: int = 0, check_run: int = 0) -> Assignment | None:
     """Take a slot of the item (whose count was ``seen``) and create the assignment; None when someone else
     changed its count first."""
-    claimed, full = slots.slot_claim(item_id=item_id, seen=seen, redundancy=study.redundancy)
-    if not claimed:
+    loaded = slots.slot_claim_loading(item_id=item_id, seen=seen, redundancy=study.redundancy)
+    if loaded is None:
         return None
-    item, cands = statements.item_with_candidates(item_id)
+    item, cands, full = loaded
     item.study = study
     assignment = statements.insert_assignment(Assignment(
         annotator=annotator, item=item, sequence=sequence, opened_at=timezone.now(), order_step=order_step,
@@ -504,17 +504,17 @@ def judgment_submit(*, assignment: Assignment, payload: Any,
         if current_pk is not None:
             revision = (current_revision or 0) + 1
             Judgment.objects.filter(pk=current_pk).update(is_current=False)
-        judgment = statements.insert(Judgment(
+        # The assignment is marked done in the judgment's INSERT statement (PostgreSQL; a second one elsewhere).
+        judgment = statements.insert_judgment(Judgment(
             assignment=locked, revision=revision, is_current=True, answer=answer, payload_digest=digest,
             client_started_at=times["client_started_at"], client_submitted_at=times["client_submitted_at"],
-            started_at=started, duration_ms=_duration_ms(now - started), client_duration_ms=client_duration))
+            started_at=started, duration_ms=_duration_ms(now - started), client_duration_ms=client_duration),
+            done_at=None if locked.status == AssignmentStatus.DONE else now, status=AssignmentStatus.DONE)
         if locked.status in (AssignmentStatus.RELEASED, AssignmentStatus.SKIPPED) \
                 and not _excluded_locked(locked.annotator_id):
             # Its slot had gone back to the pool (released, or skipped: annotation.handout.skips); the answer is kept
             # and counts again (maybe past the redundancy).
             slots.items_count_add(study=assignment.item.study, items=Item.objects.filter(pk=locked.item_id), delta=1)
-        if locked.status != AssignmentStatus.DONE:
-            statements.assignment_mark_done(assignment_id=locked.pk, status=AssignmentStatus.DONE, completed_at=now)
         assignment.status = AssignmentStatus.DONE
     if assignment.item.study.allocation and not assignment.item.is_spam:
         # Adaptive allocation: the confidence sequences see this judgment (at the latest at the refresh after

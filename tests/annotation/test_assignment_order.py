@@ -132,8 +132,12 @@ def test_next_and_submit_run_the_same_queries_at_20_and_5000_items(redundancy):
     large = _queries_of_next_and_submit(5000, redundancy)
     assert small == large
     # savepoints included (tests run inside a transaction): 5 + 2 for next (the token, the latest assignment and
-    # the progress counts in one query), 4 + 2 for submit (the token, the assignment and its candidates in one)
-    assert small == ((8, 6, 8, 6) if redundancy == 1 else (7, 6, 7, 6))
+    # the progress counts in one query), 4 + 2 for submit (the token, the assignment and its candidates in one).
+    # PostgreSQL claims the item and reads it with its candidates in one statement, and inserts the judgment and
+    # marks its assignment done in one: one statement fewer in each request.
+    fewer = 1 if connection.vendor == "postgresql" else 0
+    expected = (8, 6, 8, 6) if redundancy == 1 else (7, 6, 7, 6)
+    assert small == tuple(n - fewer for n in expected)
 
 
 def test_a_study_judged_to_the_end_hands_out_every_slot_once():

@@ -173,3 +173,49 @@ def test_slot_update_only_from_the_count_just_read(judged):
     assert statements.item_slot_update(item_id=item.pk, seen=item.n_assigned, full=True)
     after = Item.objects.get(pk=item.pk)
     assert (after.n_assigned, after.is_open) == (item.n_assigned + 1, False)
+
+
+def test_claim_loading_takes_the_slot_and_reads_what_the_two_statements_read(judged):
+    study, _, assignment, _ = judged
+    item = Item.objects.filter(study=study).exclude(pk=assignment.item_id).first()
+    assert item is not None
+    from annotation.handout import slots
+    assert slots.slot_claim_loading(item_id=item.pk, seen=item.n_assigned + 1, redundancy=study.redundancy) is None
+    assert Item.objects.get(pk=item.pk).n_assigned == item.n_assigned  # a count read too early changes nothing
+    assert slots.slot_claim_loading(item_id=item.pk, seen=study.redundancy, redundancy=study.redundancy) is None
+    loaded = slots.slot_claim_loading(item_id=item.pk, seen=item.n_assigned, redundancy=study.redundancy)
+    assert loaded is not None
+    claimed, candidates, full = loaded
+    after = Item.objects.get(pk=item.pk)
+    assert after.n_assigned == item.n_assigned + 1 and full == (after.n_assigned >= study.redundancy)
+    assert after.is_open == (not full)
+    assert fields(claimed) == fields(after)  # the item as the claim left it
+    assert [fields(c) for c in candidates] == [fields(c) for c in after.candidates.all()] and candidates
+    if statements.writes_return_rows():  # an item without candidates is still claimed (the study file refuses those)
+        bare = Item.objects.filter(study=study).exclude(pk__in=[assignment.item_id, item.pk]).first()
+        assert bare is not None
+        bare.candidates.all().delete()
+        got = statements.item_claim_with_candidates(item_id=bare.pk, seen=bare.n_assigned, full=False)
+        assert got is not None and got[1] == [] and fields(got[0]) == fields(Item.objects.get(pk=bare.pk))
+
+
+@pytest.mark.parametrize("mark_done", [True, False])
+def test_insert_judgment_marks_its_assignment_done_when_asked(judged, mark_done):
+    study, annotator, _, _ = judged
+    second = assignment_next(annotator=annotator)
+    assert second is not None and second.status == AssignmentStatus.PENDING
+    at = timezone.now() - timedelta(seconds=3)
+    with transaction.atomic():
+        new = statements.insert_judgment(
+            Judgment(assignment=second, revision=1, answer={"ranks": {}}, payload_digest="e" * 64, started_at=at),
+            done_at=at if mark_done else None, status=AssignmentStatus.DONE)
+    assert fields(new) == fields(Judgment.objects.get(pk=new.pk)) and not new._state.adding
+    stored = Assignment.objects.get(pk=second.pk)
+    if mark_done:
+        assert (stored.status, stored.completed_at) == (AssignmentStatus.DONE, at)
+    else:
+        assert (stored.status, stored.completed_at) == (AssignmentStatus.PENDING, None)
+    with pytest.raises(IntegrityError), transaction.atomic():  # nothing half-done: the UPDATE goes with the INSERT
+        statements.insert_judgment(Judgment(assignment=second, revision=1, answer={}, payload_digest="x",
+                                            started_at=at), done_at=timezone.now(), status="skipped")
+    assert Assignment.objects.get(pk=second.pk).status == stored.status

@@ -80,3 +80,28 @@ def test_a_post_init_receiver_still_sees_every_instance():
     assert loaded is not None
     assert sorted(m.__name__ for m in seen) == ["Annotator", "Assignment", "Candidate", "Candidate", "Item", "Study"]
     same_as_the_orm(loaded)
+
+
+@pytest.mark.parametrize("text", [None, "[]", "{}", "null", "[ ]", "{ }", '""', '"[]"', "0", "1.5", "true", "false",
+                                  '[[0, 3]]', '{"a": [1, {"b": null}]}', '"é"', "not json", "[1,", "NaN"])
+def test_json_columns_decode_as_django_does(text):
+    field = Study._meta.get_field("options")
+    from django.db import connection
+    mine, django = statements._json_column(text, None, connection), field.from_db_value(text, None, connection)
+    assert repr(mine) == repr(django) and type(mine) is type(django)  # repr: NaN is not equal to itself
+    if isinstance(mine, (list, dict)):
+        assert mine is not statements._json_column(text, None, connection)  # a new object each time, never shared
+
+
+def test_the_hot_path_decodes_json_columns_without_django_converter_but_to_the_same_values():
+    attnames, converters = statements._loader(Study, "x")
+    json_columns = [k for k, _e, functions in converters if statements._json_column in functions]
+    assert len(json_columns) == sum(1 for f in Study._meta.concrete_fields if f.get_internal_type() == "JSONField") == 10
+    study = make_study(n_items=1, settings={"options": ["tie"], "question": "Q?"})
+    annotator = annotators_create(study=study)[0]
+    loaded = statements.annotator_with_study(annotator.token)
+    assert loaded is not None
+    loaded.study.options.append("mutated")  # each instance has its own objects
+    again = statements.annotator_with_study(annotator.token)
+    assert again is not None and "mutated" not in again.study.options
+    same_as_the_orm(again.study)
