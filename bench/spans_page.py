@@ -15,11 +15,7 @@ import statistics
 
 import pytest
 
-from annotation.handout.services import annotators_create, assignment_next, judgment_submit
-from annotation.items.selectors import ordered_candidates
-from studies.importing.study_file import study_import
-from tests.browser.test_spans_browser import DESKTOP, drag_select
-from tests.span_study import span_document_file
+from tests.browser.test_spans_browser import drag_select, open_long_document
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,18 +32,8 @@ LONG_TASKS = """() => { window.__longTasks = []; window.__events = [];
 def test_marking_in_a_ten_segment_five_candidate_document(live_server, chromium_browser):
     rows = []
     for k in range(ROUNDS):
-        study = study_import(status="open", data=span_document_file(slug=f"perf-doc-{k}", protocol="mqm",
-                                                                    candidates=5, segments=10))
-        annotator = annotators_create(study=study)[0]
-        first = assignment_next(annotator=annotator)
-        assert first is not None
-        judgment_submit(assignment=first, payload={"annotations": {c.public_id: {"spans": []}
-                                                                   for c in ordered_candidates(first)}})
-        context = chromium_browser.new_context(viewport=DESKTOP)
-        page = context.new_page()
+        context, page = open_long_document(live_server, chromium_browser, f"perf-doc-{k}")
         try:
-            page.goto(f"{live_server.url}/a/{annotator.token}/item/")
-            page.locator("[data-span-cards][data-spans-ready]").wait_for()
             page.evaluate(LONG_TASKS)
             for letter in "ABCDE":
                 drag_select(page, f"#cand-{letter}-text", 0, 12)

@@ -374,9 +374,15 @@ def item_with_candidates(item_id: int) -> tuple[Item, list[Candidate]]:
         fetched = cursor.fetchall()
     if not fetched:  # an item without candidates (the study file refuses those; kept safe anyway)
         return Item.objects.get(pk=item_id), []
+    return _item_and_candidates(fetched, connection)
+
+
+def _item_and_candidates(fetched: Sequence[Sequence[Any]],
+                         connection: BaseDatabaseWrapper) -> tuple[Item, list[Candidate]]:
+    """Rows of an item's columns then a candidate's (NULL when it has none) as the item and its candidates."""
     width = len(Item._meta.concrete_fields)
     item = _load(Item, fetched[0][:width], connection)
-    return item, [_load(Candidate, row[width:], connection) for row in fetched]
+    return item, [_load(Candidate, row[width:], connection) for row in fetched if row[width] is not None]
 
 
 @lru_cache(maxsize=None)
@@ -603,11 +609,7 @@ def item_claim_with_candidates(*, item_id: int, seen: int, full: bool) -> tuple[
     with _cursor(connection) as cursor:
         cursor.execute(_claim_loading_sql(connection.vendor), [seen + 1, not full, item_id, seen])
         fetched = cursor.fetchall()
-    if not fetched:
-        return None
-    width = len(Item._meta.concrete_fields)
-    item = _load(Item, fetched[0][:width], connection)
-    return item, [_load(Candidate, row[width:], connection) for row in fetched if row[width] is not None]
+    return _item_and_candidates(fetched, connection) if fetched else None
 
 
 @lru_cache(maxsize=None)

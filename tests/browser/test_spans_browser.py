@@ -261,6 +261,22 @@ def test_span_pages_are_axe_clean(live_server, chromium_browser, protocol):
     assert problems == []
 
 
+def open_long_document(live_server, browser, slug: str) -> tuple[Any, Any]:
+    """(context, page) of an MQM document of 10 segments and 5 candidates, its first item answered (the page
+    shows the second), ready for marking (also bench/spans_page.py)."""
+    study = study_import(status="open", data=span_document_file(slug=slug, protocol="mqm", candidates=5, segments=10))
+    annotator = annotators_create(study=study)[0]
+    first = assignment_next(annotator=annotator)
+    assert first is not None
+    judgment_submit(assignment=first, payload={"annotations": {c.public_id: {"spans": []}
+                                                               for c in ordered_candidates(first)}})
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/a/{annotator.token}/item/")
+    page.locator("[data-span-cards][data-spans-ready]").wait_for()
+    return context, page
+
+
 #: Every change to a translation's or source's text (marks drawn, words wrapped), by the candidate it is in.
 TEXT_CHANGES = """() => { window.__textChanges = [];
   new MutationObserver(list => { for (const m of list) {
@@ -276,18 +292,8 @@ def test_selecting_in_a_document_redraws_only_the_candidate_being_marked(
     """What keeps selecting in a 10-segment, 5-candidate document free of long main-thread tasks: a mark redraws
     its own candidate's text only, and extending a selection by keyboard changes no text at all (the shading is
     CSS highlights). How long the tasks take is measured by ``make spansbench``, not here."""
-    study = study_import(status="open", data=span_document_file(slug="perf-doc", protocol="mqm",
-                                                                candidates=5, segments=10))
-    annotator = annotators_create(study=study)[0]
-    first = assignment_next(annotator=annotator)
-    assert first is not None
-    judgment_submit(assignment=first, payload={"annotations": {c.public_id: {"spans": []}
-                                                               for c in ordered_candidates(first)}})
-    context = chromium_browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
+    context, page = open_long_document(live_server, chromium_browser, "perf-doc")
     try:
-        page.goto(f"{live_server.url}/a/{annotator.token}/item/")
-        page.locator("[data-span-cards][data-spans-ready]").wait_for()
         assert page.locator("#cand-E-text [data-seg]").count() == 10
         assert page.locator("#cand-E-source [data-seg]").count() == 10
         page.evaluate(TEXT_CHANGES)
