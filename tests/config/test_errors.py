@@ -77,11 +77,12 @@ def test_database_failing_mid_judgment_gives_503_and_writes_nothing():
     n_assigned = list(Item.objects.order_by("pk").values_list("n_assigned", flat=True))
 
     def fail_after_the_judgment_insert(execute, sql, params, many, context):
-        # The judgment row is already inserted when the assignment is marked done: the
+        # The judgment row is inserted (on PostgreSQL its assignment marked done in the same statement), then the
         # connection "drops" in the middle of the transaction.
-        if sql.startswith('UPDATE "annotation_assignment"'):
+        result = execute(sql, params, many, context)
+        if 'INSERT INTO "annotation_judgment"' in sql:
             raise OperationalError("server closed the connection unexpectedly")
-        return execute(sql, params, many, context)
+        return result
 
     with connection.execute_wrapper(fail_after_the_judgment_insert):
         response = client.post(f"/api/v1/annotate/{data['assignment']}/judgment", {"ranks": ranks}, format="json")

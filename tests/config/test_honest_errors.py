@@ -123,7 +123,7 @@ def test_a_statement_timeout_is_a_500_not_a_retry(caplog):
     client.raise_request_exception = False
 
     def time_out(execute, sql, params, many, context):
-        if sql.startswith('INSERT INTO "annotation_judgment"'):
+        if 'INSERT INTO "annotation_judgment"' in sql:  # PostgreSQL: after WITH d AS (UPDATE …), same statement
             raise wrapped(pg("57014", "canceling statement due to statement timeout"))
         return execute(sql, params, many, context)
 
