@@ -31,25 +31,29 @@ def slot_claim(*, item_id: int, seen: int, redundancy: int) -> tuple[bool, bool]
 
     Nothing changes when someone else changed the count since (claimed False).
     """
-    if seen >= redundancy:
+    full = _full_after_claim(seen, redundancy)
+    if full is None:
         return False, True
-    full = seen + 1 >= redundancy
     return statements.item_slot_update(item_id=item_id, seen=seen, full=full), full
+
+
+def _full_after_claim(seen: int, redundancy: int) -> bool | None:
+    """Whether the item is full once a claim raises its count from ``seen``; None when it has no free slot."""
+    return None if seen >= redundancy else seen + 1 >= redundancy
 
 
 def slot_claim_loading(*, item_id: int, seen: int,
                        redundancy: int) -> tuple[Item, list[Candidate], bool] | None:
     """``slot_claim``, then the item (as the claim left it) and its candidates; None when not claimed.
     One statement on PostgreSQL, two elsewhere."""
-    if seen >= redundancy:
+    if not statements.writes_return_rows():
+        claimed, full = slot_claim(item_id=item_id, seen=seen, redundancy=redundancy)
+        return (*statements.item_with_candidates(item_id), full) if claimed else None
+    full_after = _full_after_claim(seen, redundancy)
+    if full_after is None:
         return None
-    full = seen + 1 >= redundancy
-    if statements.writes_return_rows():
-        loaded = statements.item_claim_with_candidates(item_id=item_id, seen=seen, full=full)
-        return None if loaded is None else (*loaded, full)
-    if not statements.item_slot_update(item_id=item_id, seen=seen, full=full):
-        return None
-    return (*statements.item_with_candidates(item_id), full)
+    loaded = statements.item_claim_with_candidates(item_id=item_id, seen=seen, full=full_after)
+    return None if loaded is None else (*loaded, full_after)
 
 
 def study_open_items_add(*, study: Study, delta: int) -> None:

@@ -689,40 +689,34 @@ def insert_assignment(obj: Assignment) -> Assignment | None:
     return obj
 
 
-@lru_cache(maxsize=None)
-def _insert_judgment_done_sql(vendor: str) -> str:
-    return f"WITH d AS ({_done_sql(vendor)}) {_insert_sql(Judgment, vendor)[0]}"
-
-
 def insert_judgment(obj: Judgment, *, done_at: datetime | None = None, status: str = "") -> Judgment:
     """``insert`` of a judgment; with ``done_at``, its assignment marked ``status`` at that time as
     ``assignment_mark_done`` does, in the same statement where ``writes_return_rows`` (else in a second one)."""
-    connection = _db()
-    if done_at is None or not writes_return_rows():
+    if done_at is None:
+        return insert(obj)
+    if not writes_return_rows():
         insert(obj)
-        if done_at is not None:
-            assignment_mark_done(assignment_id=obj.assignment_id, status=status, completed_at=done_at)
+        assignment_mark_done(assignment_id=obj.assignment_id, status=status, completed_at=done_at)
         return obj
-    _sql, fields = _insert_sql(Judgment, connection.vendor)
-    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    connection = _db()
     completed = Assignment._meta.get_field("completed_at").get_db_prep_value(done_at, connection)
-    with _cursor(connection) as cursor:
-        cursor.execute(_insert_judgment_done_sql(connection.vendor),
-                       [status, completed, obj.assignment_id, *values])
-        obj.pk = cursor.fetchone()[0]
-    obj._state.adding = False
-    obj._state.db = connection.alias
-    return obj
+    return insert(obj, before=(_done_first_sql(connection.vendor), [status, completed, obj.assignment_id]))
 
 
-def insert(obj: M) -> M:
+@lru_cache(maxsize=None)
+def _done_first_sql(vendor: str) -> str:
+    return f"WITH d AS ({_done_sql(vendor)}) "
+
+
+def insert(obj: M, *, before: tuple[str, list[Any]] = ("", [])) -> M:
     """INSERT a new instance as ``save()`` would — defaults, ``auto_now_add``, each field's database
-    preparation — without the save machinery (no model here has save signals or an overridden save)."""
+    preparation — without the save machinery (no model here has save signals or an overridden save).
+    ``before``: a ``WITH`` clause run in the same statement, and its parameters."""
     connection = _db()
     sql, fields = _insert_sql(type(obj), connection.vendor)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
     with _cursor(connection) as cursor:
-        cursor.execute(sql, values)
+        cursor.execute(before[0] + sql, [*before[1], *values])
         obj.pk = cursor.fetchone()[0] if connection.features.can_return_columns_from_insert else cursor.lastrowid
     obj._state.adding = False
     obj._state.db = connection.alias
