@@ -27,6 +27,7 @@ Usage: ``python bench/hotpath_cpu.py [--judgments 1000] [--warm-up 200] [--annot
 from __future__ import annotations
 
 import argparse
+import gc
 import cProfile
 import io
 import json
@@ -151,6 +152,17 @@ def main() -> None:
         done = 0
         for k in range(args.warm_up):
             done += judge(app, tokens[k % len(tokens)])
+        collections = [0, 0, 0]
+        gc_seconds = 0.0
+        gc_started = 0.0
+
+        def gc_timer(phase: str, info: dict[str, int]) -> None:
+            nonlocal gc_seconds, gc_started
+            if phase == "start":
+                gc_started = time.process_time()
+            else:
+                gc_seconds += time.process_time() - gc_started
+                collections[info["generation"]] += 1
         with psycopg.connect(cluster.url("app"), autocommit=True) as conn:
             conn.execute("SELECT pg_stat_statements_reset()")
         postmaster = postmaster_pid(cluster.data)
@@ -159,9 +171,11 @@ def main() -> None:
         pg0, py0, wall0 = tree_cpu_seconds(postmaster), time.process_time(), time.perf_counter()
         if profiler:
             profiler.enable()
+        gc.callbacks.append(gc_timer)
         measured = 0
         for k in range(args.judgments):
             measured += judge(app, tokens[(args.warm_up + k) % len(tokens)])
+        gc.callbacks.remove(gc_timer)
         if profiler:
             profiler.disable()
         py, pg, wall = time.process_time() - py0, tree_cpu_seconds(postmaster) - pg0, time.perf_counter() - wall0
@@ -177,6 +191,8 @@ def main() -> None:
               f"after {done} to warm up; {args.items:,}-item study; load average {os.getloadavg()[0]:.2f}")
         print(f"CPU per judgment: app {1000 * py / n:.2f} ms + PostgreSQL {1000 * pg / n:.2f} ms = "
               f"{1000 * (py + pg) / n:.2f} ms (wall {1000 * wall / n:.2f} ms)")
+        print(f"  of the app's: the garbage collector {1000 * gc_seconds / n:.3f} ms ({collections[0]}, "
+              f"{collections[1]} and {collections[2]} collections of generations 0, 1 and 2)")
         print("  PostgreSQL by process: " + ", ".join(
             f"{title} {1000 * cpu / n:.2f} ms" for title, cpu in sorted(procs.items(), key=lambda kv: -kv[1]) if cpu))
         total = sum(calls for calls, _ms, _query in ran)
