@@ -12,10 +12,11 @@ def main() -> None:
     try:
         execute_from_command_line(sys.argv)
     finally:
-        # The interpreter's exit runs the garbage collector over every object still alive: after a report command
-        # (Django, pandas, SciPy and the study's rows loaded) that took 0.3-0.45 s of a 2-s `agreement`
-        # (docs/evaluators.md). Frozen, those objects are still freed as the modules are cleared, and atexit
-        # handlers (logging's flush, temporary files) still run; only the collector's passes over them are skipped.
+        # The interpreter's exit runs the garbage collector over every object still alive: after a report
+        # command (Django, pandas, SciPy and the study's rows loaded) that took 0.3-0.45 s of a 2-s `agreement`
+        # (docs/reports.md, "The interpreter's exit"). Frozen, those objects are still freed as the modules are
+        # cleared, and atexit handlers (logging's flush, temporary files) still run; only the collector's passes
+        # over them are skipped.
         gc.freeze()
 
 

@@ -27,8 +27,8 @@ Usage: ``python bench/hotpath_cpu.py [--judgments 1000] [--warm-up 200] [--annot
 from __future__ import annotations
 
 import argparse
-import gc
 import cProfile
+import gc
 import io
 import json
 import os
